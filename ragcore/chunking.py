@@ -1,0 +1,336 @@
+"""Cutting Documents into Passages: heading, sentence-packer, whole-document.
+
+Every passage's text is exactly ``document.text[start:end]`` and knows its
+first and last source line, so citations point at the original lines. Lines
+of a document control block are never indexed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .records import Document, Passage
+from .text import sentence_spans
+
+STRATEGIES = ("heading", "sentence", "whole")
+HEADING_LIMIT = 780  # characters; flush a section's passage near this size
+SENTENCE_LIMIT = 900
+SENTENCE_CARRY = 180  # trailing whole sentences carried into the next passage
+
+
+@dataclass(frozen=True)
+class Heading:
+    line: int  # 1-based line of the heading text
+    level: int  # 1 = top
+    text: str
+    last_line: int  # the underline for setext headings, else == line
+
+
+def resolve_strategy(doc: Document, strategy: str = "auto") -> str:
+    """"auto" means heading chunks for Markdown/text and sentence packing for
+    PDFs, whose extracted text has no reliable headings."""
+    if strategy == "auto":
+        return "sentence" if doc.kind == "pdf" else "heading"
+    if strategy not in STRATEGIES:
+        raise ValueError(f"unknown chunking {strategy!r}; choose one of auto, {', '.join(STRATEGIES)}")
+    return strategy
+
+
+def chunk_document(doc: Document, strategy: str = "auto") -> list[Passage]:
+    """Cut ``doc`` into passages with the named strategy."""
+    strategy = resolve_strategy(doc, strategy)
+    if strategy == "whole":
+        return _whole(doc)
+    if strategy == "sentence":
+        return _sentence_packer(doc)
+    return _heading_chunker(doc)
+
+
+# ------------------------------------------------------------------ headings
+
+_ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
+_FENCE = re.compile(r"^ {0,3}(```|~~~)")
+_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+_NUMBERED = re.compile(r"^\s*((?:\d+\.)*\d+)\.?\s+([A-Z][^\n]{1,78})$")
+_ARTICLE = re.compile(r"^\s*((?:ARTICLE|Article|SECTION|Section|PART|Part)\s+[IVXLC\d]+)\b.{0,70}$")
+
+
+def find_headings(doc: Document) -> list[Heading]:
+    """Headings of a Markdown or text document, outside control blocks and
+    code fences. PDFs have none (their text carries no reliable markup)."""
+    if doc.kind == "pdf":
+        return []
+    lines = doc.lines
+    found: list[Heading] = []
+    in_fence = False
+    for i, line in enumerate(lines):
+        number = i + 1
+        if doc.is_control_line(number):
+            continue
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            continue
+        if in_fence or not line.strip():
+            continue
+        m = _ATX.match(line)
+        if m and doc.kind == "md":
+            found.append(Heading(number, len(m.group(1)), _clean(m.group(2)), number))
+            continue
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        prev = lines[i - 1] if i > 0 else ""
+        underline = _SETEXT.match(nxt)
+        if (
+            underline
+            and len(underline.group(1)) >= 3
+            and not prev.strip()
+            and len(line.strip()) <= 100
+            and not line.lstrip().startswith(("|", "-", "*", "+"))
+            and not doc.is_control_line(number + 1)
+        ):
+            level = 1 if underline.group(1)[0] == "=" else 2
+            found.append(Heading(number, level, _clean(line), number + 1))
+            continue
+        if doc.kind == "txt" and not prev.strip():
+            h = _text_heading(line)
+            if h:
+                found.append(Heading(number, h[0], h[1], number))
+    return found
+
+
+def _text_heading(line: str) -> tuple[int, str] | None:
+    stripped = line.strip()
+    if len(stripped) > 80 or stripped.endswith((".", ",", ";", ":")) and not stripped.endswith(":"):
+        return None
+    m = _NUMBERED.match(line)
+    if m and not stripped.endswith("."):
+        return m.group(1).count(".") + 1, _clean(stripped)
+    if _ARTICLE.match(line):
+        return 1, _clean(stripped)
+    letters = [ch for ch in stripped if ch.isalpha()]
+    if len(letters) >= 3 and all(ch.isupper() for ch in letters) and not stripped.endswith("."):
+        return 1, _clean(stripped)
+    return None
+
+
+def _clean(text: str) -> str:
+    text = re.sub(r"[*_`]+", "", text).strip()
+    return text.rstrip(":").strip()
+
+
+def _labels(doc: Document, headings: list[Heading]) -> tuple[str | None, list[tuple[Heading, str]]]:
+    """The title heading (if the document opens with one) and each heading's
+    path label, title excluded: "Pricing > Enterprise"."""
+    title = None
+    stack: list[Heading] = []
+    labelled: list[tuple[Heading, str]] = []
+    top_level = min((h.level for h in headings), default=1)
+    for k, h in enumerate(headings):
+        if k == 0 and h.level == top_level and sum(1 for g in headings if g.level == top_level) == 1:
+            title = h.text
+            labelled.append((h, h.text))
+            continue
+        while stack and stack[-1].level >= h.level:
+            stack.pop()
+        stack.append(h)
+        labelled.append((h, " > ".join(s.text for s in stack)))
+    return title, labelled
+
+
+# ------------------------------------------------------------------ packing
+
+
+def _body_start(doc: Document) -> int:
+    """First character offset after the control block (0 when none)."""
+    if doc.control_lines is None:
+        return 0
+    last = doc.control_lines[1]
+    return doc.line_starts[last] if last < doc.line_count else len(doc.text)
+
+
+def _units(text: str, start: int, end: int, limit: int) -> list[tuple[int, int]]:
+    """Sentence spans of text[start:end], any longer than ``limit`` split at
+    line breaks, then between words, and only as a last resort mid-word."""
+    out: list[tuple[int, int]] = []
+    for s, e in sentence_spans(text, start, end):
+        if e - s <= limit:
+            out.append((s, e))
+            continue
+        for ls, le in _split_at(text, s, e, "\n"):
+            if le - ls <= limit:
+                out.append((ls, le))
+            else:
+                out.extend(_split_words(text, ls, le, limit))
+    return out
+
+
+def _split_at(text: str, start: int, end: int, sep: str) -> list[tuple[int, int]]:
+    pieces = []
+    cursor = start
+    while cursor < end:
+        k = text.find(sep, cursor, end)
+        stop = end if k < 0 else k + 1
+        pieces.append((cursor, stop))
+        cursor = stop
+    return pieces
+
+
+def _split_words(text: str, start: int, end: int, limit: int) -> list[tuple[int, int]]:
+    pieces = []
+    cursor = start
+    while end - cursor > limit:
+        cut = -1
+        for sep in (" ", "\t"):
+            cut = max(cut, text.rfind(sep, cursor + 1, cursor + limit))
+        stop = cut + 1 if cut > cursor else cursor + limit  # one word longer than the limit
+        pieces.append((cursor, stop))
+        cursor = stop
+    if cursor < end:
+        pieces.append((cursor, end))
+    return pieces
+
+
+def _make(doc: Document, index: int, start: int, end: int, label: str, chunking: str) -> Passage | None:
+    """A passage over text[start:end] trimmed of surrounding white space."""
+    text = doc.text
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    if start >= end:
+        return None
+    first = doc.line_at(start)
+    last = doc.line_at(end - 1)
+    return Passage(
+        doc=doc.name,
+        index=index,
+        first_line=first,
+        last_line=last,
+        start=start,
+        end=end,
+        label=label,
+        text=text[start:end],
+        pages=doc.pages_for(first, last),
+        chunking=chunking,
+    )
+
+
+def _pack(text: str, units: list[tuple[int, int]], limit: int) -> list[tuple[int, int]]:
+    """Greedy packing of consecutive units into spans of at most ``limit``
+    characters once trimmed."""
+    spans: list[tuple[int, int]] = []
+    cur: tuple[int, int] | None = None
+    for s, e in units:
+        if cur is None:
+            cur = (s, e)
+        elif not _fits(text, cur[0], e, limit) and text[cur[0] : cur[1]].strip():
+            spans.append(cur)
+            cur = (s, e)
+        else:
+            cur = (cur[0], e)
+    if cur is not None:
+        spans.append(cur)
+    return spans
+
+
+def _fits(text: str, start: int, end: int, limit: int) -> bool:
+    """Whether text[start:end] stays within limit once trimmed."""
+    return len(text[start:end].strip()) <= limit
+
+
+# --------------------------------------------------------------- strategies
+
+
+def _heading_chunker(doc: Document) -> list[Passage]:
+    headings = find_headings(doc)
+    title, labelled = _labels(doc, headings)
+    body = _body_start(doc)
+    default_label = title or doc.title
+    # Section boundaries: each heading starts a section running to the next.
+    bounds: list[tuple[int, str, int]] = []  # (start offset, label, heading end offset)
+    if not labelled or doc.line_starts[labelled[0][0].line - 1] > body:
+        bounds.append((body, default_label, body))
+    for h, label in labelled:
+        start = max(body, doc.line_starts[h.line - 1])
+        head_end = doc.line_span(h.line, h.last_line)[1]
+        bounds.append((start, label, head_end))
+    passages: list[Passage] = []
+    carry_from: int | None = None
+    for k, (start, label, head_end) in enumerate(bounds):
+        end = bounds[k + 1][0] if k + 1 < len(bounds) else len(doc.text)
+        if carry_from is not None:
+            start = carry_from
+            carry_from = None
+        # A heading with no text of its own travels with the next section.
+        if not doc.text[head_end:end].strip() and k + 1 < len(bounds):
+            if doc.text[start:end].strip():
+                carry_from = start
+            continue
+        for s, e in _pack(doc.text, _units(doc.text, start, end, HEADING_LIMIT), HEADING_LIMIT):
+            p = _make(doc, len(passages), s, e, label, "heading")
+            if p is not None:
+                passages.append(p)
+    return passages
+
+
+def _label_at(offset: int, doc: Document, labelled: list[tuple[Heading, str]], fallback: str) -> str:
+    label = fallback
+    for h, text in labelled:
+        if doc.line_starts[h.line - 1] <= offset:
+            label = text
+        else:
+            break
+    return label
+
+
+def _page_label(doc: Document, first: int, last: int) -> str:
+    pages = doc.pages_for(first, last)
+    if not pages:
+        return doc.title
+    return f"Page {pages[0]}" if len(pages) == 1 else f"Pages {pages[0]}-{pages[-1]}"
+
+
+def _sentence_packer(doc: Document) -> list[Passage]:
+    headings = find_headings(doc)
+    title, labelled = _labels(doc, headings)
+    fallback = title or doc.title
+    units = _units(doc.text, _body_start(doc), len(doc.text), SENTENCE_LIMIT)
+    passages: list[Passage] = []
+    i = 0
+    while i < len(units):
+        j = i
+        start = units[i][0]
+        # Take whole sentences while the trimmed passage stays within the limit.
+        while j + 1 < len(units) and _fits(doc.text, start, units[j + 1][1], SENTENCE_LIMIT):
+            j += 1
+        end = units[j][1]
+        label = None
+        p = _make(doc, len(passages), start, end, "", "sentence")
+        if p is not None:
+            if doc.kind == "pdf":
+                label = _page_label(doc, p.first_line, p.last_line)
+            else:
+                label = _label_at(p.start, doc, labelled, fallback)
+            passages.append(_relabel(p, label))
+        if j + 1 >= len(units):
+            break
+        # Carry trailing whole sentences (<= SENTENCE_CARRY chars) forward,
+        # always advancing at least one sentence.
+        nxt = j + 1
+        while nxt - 1 > i and units[j][1] - units[nxt - 1][0] <= SENTENCE_CARRY:
+            if not _fits(doc.text, units[nxt - 1][0], units[j + 1][1], SENTENCE_LIMIT):
+                break
+            nxt -= 1
+        i = nxt
+    return passages
+
+
+def _relabel(p: Passage, label: str) -> Passage:
+    from dataclasses import replace
+
+    return replace(p, label=label)
+
+
+def _whole(doc: Document) -> list[Passage]:
+    p = _make(doc, 0, _body_start(doc), len(doc.text), doc.title, "whole")
+    return [p] if p is not None else []

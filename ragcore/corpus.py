@@ -1,0 +1,187 @@
+"""A Corpus: the documents and passages one retriever searches.
+
+A corpus comes from a library collection, or from a folder indexed on the
+fly (``--corpus DIR``): a folder of documents, or a BEIR folder. Folders are
+mirrored into a collection of the library under ``RAGCORE_HOME`` keyed by
+the folder, and files are re-read only when their bytes change, so parsing
+and embedding are cached by content hash and nothing is written inside the
+folder (which may be read-only).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import config, errors
+from .documents import SUPPORTED_SUFFIXES, load_path
+from .records import Document, Passage, sha256_hex
+from .store import Library
+
+
+@dataclass
+class IngestReport:
+    """One line of ``ingest`` output: a file and what happened to it."""
+
+    name: str
+    status: str  # "added" | "replaced" | "duplicate" | "unchanged" | "error"
+    passages: int = 0
+    error: str | None = None
+
+    def line(self) -> str:
+        if self.status == "error":
+            return f"{self.name}: error: {self.error}"
+        if self.status == "duplicate":
+            return f"{self.name}: duplicate of {self.error}, not added"
+        return f"{self.name}: {self.passages} passages ({self.status})"
+
+
+@dataclass
+class Corpus:
+    name: str
+    documents: dict[str, Document]
+    passages: list[Passage]
+    errors: list[IngestReport] = field(default_factory=list)
+    kind: str = "folder"  # "folder" | "beir" | "collection"
+
+    @property
+    def fingerprint(self) -> str:
+        """Stable key for caches built over this exact set of passages."""
+        return sha256_hex(json.dumps([(p.doc, p.start, p.end, p.chunking) for p in self.passages]))[:16]
+
+
+def default_library() -> Library:
+    return Library(config.settings().home)
+
+
+def is_beir(path: Path) -> bool:
+    return (path / "corpus.jsonl").is_file()
+
+
+def document_files(folder: Path) -> list[tuple[str, Path]]:
+    """(name, path) of supported files under ``folder``, names relative to it
+    with forward slashes; hidden files and folders are skipped."""
+    out = []
+    for path in sorted(folder.rglob("*")):
+        rel = path.relative_to(folder)
+        if any(part.startswith(".") for part in rel.parts) or not path.is_file():
+            continue
+        if path.suffix.lower() in SUPPORTED_SUFFIXES:
+            out.append((rel.as_posix(), path))
+    return out
+
+
+def ingest_files(
+    library: Library,
+    collection: str,
+    paths: list[tuple[str, Path]],
+    chunking: str = "auto",
+    *,
+    max_bytes: int | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> list[IngestReport]:
+    """Load and store each file; one report per file, errors included."""
+    reports = []
+    for k, (name, path) in enumerate(paths):
+        if progress:
+            progress(k, len(paths), name)
+        try:
+            doc = load_path(path, name, max_bytes=max_bytes)
+            result = library.add_document(collection, doc, chunking)
+        except errors.RagcoreError as exc:
+            reports.append(IngestReport(name, "error", error=getattr(exc, "reason", str(exc))))
+            continue
+        if result.status == "duplicate":
+            reports.append(IngestReport(name, "duplicate", error=result.duplicate_of))
+        else:
+            reports.append(IngestReport(name, result.status, result.passages))
+    return reports
+
+
+def sync_folder(library: Library, collection: str, folder: Path, chunking: str = "auto") -> list[IngestReport]:
+    """Mirror ``folder`` into ``collection``: add new or changed files, drop
+    vanished ones, keep unchanged ones (matched by name and content hash)."""
+    files = document_files(folder)
+    stored = {info.name: info for info in library.list_documents(collection)}
+    wanted = {name for name, _ in files}
+    for name in stored:
+        if name not in wanted:
+            library.remove_document(collection, name)
+    reports = []
+    todo = []
+    for name, path in files:
+        info = stored.get(name)
+        if info is not None and info.content_hash == sha256_hex(path.read_bytes()):
+            if chunking not in ("auto", info.chunking):
+                library.rechunk(collection, name, chunking)
+            reports.append(IngestReport(name, "unchanged", info.passages))
+        else:
+            todo.append((name, path))
+    reports.extend(ingest_files(library, collection, todo, chunking))
+    library.ensure_collection(collection)
+    return reports
+
+
+def load_beir_documents(folder: Path) -> list[Document]:
+    """BEIR ``corpus.jsonl``: each record a document named by its ``_id``, its
+    title on the first line followed by its text."""
+    docs = []
+    with open(folder / "corpus.jsonl", encoding="utf-8") as fh:
+        for number, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+                doc_id = str(rec["_id"])
+            except (json.JSONDecodeError, KeyError) as exc:
+                raise errors.RagcoreError(f"{folder / 'corpus.jsonl'}: line {number} is not a BEIR record ({exc})")
+            title = (rec.get("title") or "").strip()
+            body = (rec.get("text") or "").strip()
+            text = f"{title}\n{body}" if title else body
+            docs.append(
+                Document(
+                    name=doc_id,
+                    title=title or doc_id,
+                    kind="txt",
+                    text=text.replace("\r\n", "\n").replace("\r", "\n"),
+                    content_hash=sha256_hex(f"{doc_id}\0{text}"),
+                    size_bytes=len(text.encode("utf-8")),
+                )
+            )
+    return docs
+
+
+def load_corpus(
+    path: Path | str, chunking: str = "auto", library: Library | None = None, *, progress=None
+) -> Corpus:
+    """Index a folder (documents or BEIR) on the fly, cached in the library."""
+    path = Path(path)
+    if not path.is_dir():
+        raise errors.RagcoreError(f"{path}: no such folder")
+    library = library or default_library()
+    key = sha256_hex(str(path.resolve()))[:12]
+    if is_beir(path):
+        # BEIR documents are whole records; "auto" keeps them whole.
+        strategy = "whole" if chunking == "auto" else chunking
+        collection = f"beir:{key}:{strategy}"
+        marker = sha256_hex((path / "corpus.jsonl").read_bytes())
+        if library.fingerprint_marker(collection) != marker:
+            library.drop_collection(collection)
+            library.add_documents_bulk(collection, load_beir_documents(path), strategy)
+            library.set_fingerprint_marker(collection, marker)
+        corpus = corpus_from_library(library, collection)
+        corpus.kind = "beir"
+        return corpus
+    collection = f"dir:{key}:{chunking}"
+    reports = sync_folder(library, collection, path, chunking)
+    corpus = corpus_from_library(library, collection)
+    corpus.errors = [r for r in reports if r.status == "error"]
+    corpus.kind = "folder"
+    return corpus
+
+
+def corpus_from_library(library: Library, collection: str) -> Corpus:
+    documents = library.documents(collection)
+    return Corpus(collection, documents, library.passages(collection, documents), kind="collection")
