@@ -111,15 +111,24 @@ def sync_folder(library: Library, collection: str, folder: Path, chunking: str =
             library.remove_document(collection, name)
     reports = []
     todo = []
+    failed = library.failures(collection)
     for name, path in files:
         info = stored.get(name)
-        if info is not None and info.content_hash == sha256_hex(path.read_bytes()):
+        digest = sha256_hex(path.read_bytes())
+        if info is not None and info.content_hash == digest:
             if chunking not in ("auto", info.chunking):
                 library.rechunk(collection, name, chunking)
             reports.append(IngestReport(name, "unchanged", info.passages))
+        elif name in failed and failed[name][0] == digest:
+            # The same bytes failed before: report it again without re-parsing.
+            reports.append(IngestReport(name, "error", error=failed[name][1]))
         else:
             todo.append((name, path))
-    reports.extend(ingest_files(library, collection, todo, chunking))
+    new_reports = ingest_files(library, collection, todo, chunking)
+    for (name, path), report in zip(todo, new_reports, strict=True):
+        if report.status == "error":
+            library.record_failure(collection, name, sha256_hex(path.read_bytes()), report.error or "")
+    reports.extend(new_reports)
     library.ensure_collection(collection)
     return reports
 

@@ -263,6 +263,22 @@ class Library:
                 total += len(passages)
         return total
 
+    def record_failure(self, collection: str, name: str, content_hash: str, reason: str) -> None:
+        """Remember that these bytes could not be loaded, so a folder sync
+        does not re-parse them every time."""
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                (f"failed:{collection}:{name}", json.dumps([content_hash, reason])),
+            )
+
+    def failures(self, collection: str) -> dict[str, tuple[str, str]]:
+        prefix = f"failed:{collection}:"
+        rows = self.connect().execute(
+            "SELECT key, value FROM meta WHERE key >= ? AND key < ?", (prefix, prefix + "\uffff")
+        ).fetchall()
+        return {key[len(prefix) :]: tuple(json.loads(value)) for key, value in rows}
+
     def fingerprint_marker(self, collection: str) -> str | None:
         row = self.connect().execute("SELECT value FROM meta WHERE key = ?", (f"marker:{collection}",)).fetchone()
         return row[0] if row else None

@@ -1,0 +1,203 @@
+"""The command line: ``python -m ragcore {ingest,search,ask,eval,bench}``.
+
+Output contracts (``--json`` keys) are fixed by the issues; extend, don't rename.
+Errors go to stderr with a non-zero exit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from . import config, errors
+
+
+def _library(path: str | None):
+    from .store import Library
+
+    return Library(Path(path) if path else config.settings().home)
+
+
+def _add_source_args(p: argparse.ArgumentParser) -> None:
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--corpus", metavar="DIR", help="a folder of documents or a BEIR folder, indexed on the fly")
+    src.add_argument("--library", metavar="DIR", help="a library folder (RAGCORE_HOME layout)")
+    p.add_argument("--collection", default="uploads", help="collection in --library (default: uploads)")
+    p.add_argument("--chunking", default="auto", choices=["auto", "heading", "sentence", "whole"])
+
+
+def _add_search_args(p: argparse.ArgumentParser) -> None:
+    from .retrieval import MODES
+
+    p.add_argument("question")
+    _add_source_args(p)
+    p.add_argument("--mode", default=None, choices=MODES, help="retrieval mode (default: hybrid)")
+    p.add_argument("--k", type=int, default=10, help="number of hits (default 10)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m ragcore", description="Grounded questions over documents.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("ingest", help="add files to the library")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders")
+    p.add_argument("--library", metavar="DIR", help="library folder (default: RAGCORE_HOME)")
+    p.add_argument("--collection", default="uploads")
+    p.add_argument("--chunking", default="auto", choices=["auto", "heading", "sentence", "whole"])
+
+    _add_search_args(sub.add_parser("search", help="retrieve passages for a question"))
+
+    p = sub.add_parser("ask", help="answer a question with citations")
+    _add_search_args(p)
+    p.add_argument("--lens", default="auto", choices=["auto", "money", "risk", "none"])
+
+    try:
+        from .evaluation import command as eval_command
+    except ImportError:  # the evaluation package is optional while it is being built
+        eval_command = None
+    if eval_command is not None:
+        eval_command.add_arguments(sub.add_parser("eval", help="evaluate rankers on a gold set or BEIR folder"))
+
+    p = sub.add_parser("bench", help="speed and memory benchmark (prints figures)")
+    p.add_argument("--sizes", default="1000,10000,100000")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--skip-ingest", action="store_true", help="skip the PDF and embedding measurements")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "ingest":
+            return cmd_ingest(args)
+        if args.command == "search":
+            return cmd_search(args)
+        if args.command == "ask":
+            return cmd_ask(args)
+        if args.command == "eval":
+            from .evaluation import command as eval_command
+
+            return eval_command.run(args)
+        if args.command == "bench":
+            from .bench import run as run_bench
+
+            return run_bench(args)
+    except errors.RagcoreError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    return 1
+
+
+def cmd_ingest(args) -> int:
+    from .corpus import document_files, ingest_files
+
+    library = _library(args.library)
+    max_bytes = config.settings().max_upload_bytes
+    paths: list[tuple[str, Path]] = []
+    missing = []
+    for raw in args.paths:
+        path = Path(raw)
+        if path.is_dir():
+            paths.extend(document_files(path))
+        elif path.is_file():
+            paths.append((path.name, path))
+        else:
+            missing.append(raw)
+    for raw in missing:
+        print(f"{raw}: error: no such file or folder")
+    for report in ingest_files(library, args.collection, paths, args.chunking, max_bytes=max_bytes):
+        print(report.line())
+    return 0
+
+
+def open_corpus(args):
+    """The corpus named by --corpus or --library/--collection."""
+    from .corpus import corpus_from_library, load_corpus
+
+    if args.corpus:
+        library = _library(None)
+        return load_corpus(Path(args.corpus), args.chunking, library), library
+    library = _library(args.library)
+    if args.collection not in library.collections():
+        known = ", ".join(library.collections()) or "none"
+        raise errors.RagcoreError(f"no collection {args.collection!r} in {library.path} (collections: {known})")
+    return corpus_from_library(library, args.collection), library
+
+
+def make_retriever(corpus, library):
+    from .retrieval import Retriever
+
+    reranker = None
+    if config.settings().reranker_dir is not None:
+        from .retrieval.rerank import Reranker
+
+        reranker = Reranker.from_settings()
+        reranker.wait(timeout=60)
+    return Retriever(corpus, library=library, reranker=reranker)
+
+
+def _search(args):
+    corpus, library = open_corpus(args)
+    for report in corpus.errors:
+        print(f"note: {report.line()}", file=sys.stderr)
+    if not corpus.passages:
+        raise errors.RagcoreError("the corpus has no passages to search")
+    retriever = make_retriever(corpus, library)
+    hits = retriever.search(args.question, args.mode, args.k)
+    return corpus, retriever, hits
+
+
+def cmd_search(args) -> int:
+    corpus, retriever, hits = _search(args)
+    mode = args.mode or retriever.default_mode
+    if args.json:
+        out = {"question": args.question, "mode": mode, "notes": retriever.notes, "hits": [h.to_json() for h in hits]}
+        print(json.dumps(out, ensure_ascii=False))
+        return 0
+    for note in retriever.notes:
+        print(f"note: {note}")
+    for h in hits:
+        print(f"{h.rank:>2}. {h.score:8.4f}  {h.passage.citation}  [{h.passage.label}]  {_trace_text(h)}")
+        print("    " + " ".join(h.passage.text.split())[:160])
+    return 0
+
+
+def _trace_text(hit) -> str:
+    parts = []
+    for stage, t in hit.trace.items():
+        if t is not None:
+            parts.append(f"{stage} #{t.rank}")
+    return "(" + ", ".join(parts) + ")"
+
+
+def cmd_ask(args) -> int:
+    from .answer.pipeline import answer_question
+
+    corpus, retriever, hits = _search(args)
+    mode = args.mode or retriever.default_mode
+    result = answer_question(args.question, hits, lens=args.lens, env=os.environ)
+    if args.json:
+        out = {
+            "question": args.question,
+            "mode": mode,
+            "notes": retriever.notes + result.notes,
+            "hits": [h.to_json() for h in hits],
+            "lens": result.lens.to_json(),
+            "answer": result.answer.to_json(),
+        }
+        print(json.dumps(out, ensure_ascii=False))
+        return 0
+    print(result.answer.header)
+    print()
+    print(result.answer.text)
+    print()
+    for c in result.answer.citations:
+        print(f"[{c.n}] {c.doc}, lines {c.first_line}-{c.last_line} ({c.label})")
+    return 0

@@ -1,0 +1,187 @@
+"""BM25 over passages, vectorised, with heading and adjacent-word bonuses.
+
+Okapi BM25 (Robertson & Zaragoza, "The Probabilistic Relevance Framework:
+BM25 and Beyond", 2009) with rank_bm25's conventions so the plain scores are
+equal to ``rank_bm25.BM25Okapi.get_scores`` on the same tokens:
+
+    idf(t) = ln(N - n_t + 0.5) - ln(n_t + 0.5), and a negative idf is
+    replaced by epsilon * mean(idf) (rank_bm25's floor);
+    w(t, d) = idf(t) * tf (k1 + 1) / (tf + k1 (1 - b + b |d| / avgdl)).
+
+Per-term weights are precomputed into a sparse passage x term matrix
+(the approach of bm25s, Lù 2024, arXiv:2407.03618), so a query is a sum of
+a few columns. Two bonuses, off in the equality test:
+
+- heading: ``heading_weight * idf(t)`` for each distinct query term that
+  occurs in the passage's heading path;
+- adjacency: ``adjacency_weight * (idf(a) + idf(b)) / 2`` for each pair of
+  consecutive query terms that also occur consecutively in the passage.
+
+Token lists are not kept once the matrices are built.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import sparse
+
+from ..text import tokenize
+
+
+@dataclass(frozen=True)
+class BM25Params:
+    """Defaults chosen by measurement: see docs/decisions.md."""
+
+    k1: float = 1.2
+    b: float = 0.75
+    epsilon: float = 0.25  # rank_bm25's floor for negative idf
+    heading_weight: float = 0.5
+    adjacency_weight: float = 0.5
+    stemming: bool = True
+
+    def plain(self) -> BM25Params:
+        """The same parameters with both bonuses off."""
+        return BM25Params(self.k1, self.b, self.epsilon, 0.0, 0.0, self.stemming)
+
+
+class BM25Index:
+    """Scores every passage for a query in one sparse product."""
+
+    def __init__(
+        self,
+        token_lists: Iterable[Sequence[str]],
+        heading_token_lists: Iterable[Sequence[str]] | None = None,
+        params: BM25Params | None = None,
+    ) -> None:
+        self.params = params or BM25Params()
+        vocab: dict[str, int] = {}
+        rows: list[np.ndarray] = []
+        cols: list[np.ndarray] = []
+        bigram_keys: list[np.ndarray] = []
+        bigram_rows: list[np.ndarray] = []
+        lengths: list[int] = []
+        for row, tokens in enumerate(token_lists):
+            ids = np.fromiter((vocab.setdefault(t, len(vocab)) for t in tokens), dtype=np.int64, count=len(tokens))
+            lengths.append(len(ids))
+            rows.append(np.full(len(ids), row, dtype=np.int32))
+            cols.append(ids)
+            if len(ids) > 1:
+                bigram_keys.append(ids[:-1] * (1 << 31) + ids[1:])
+                bigram_rows.append(np.full(len(ids) - 1, row, dtype=np.int32))
+        n_docs = len(lengths)
+        self.size = n_docs
+        # Heading tokens join the vocabulary too (a heading word may occur
+        # nowhere in bodies), but they do not count towards tf or df.
+        heading_rows: list[int] = []
+        heading_cols: list[int] = []
+        if heading_token_lists is not None:
+            for row, tokens in enumerate(heading_token_lists):
+                for t in set(tokens):
+                    heading_rows.append(row)
+                    heading_cols.append(vocab.setdefault(t, len(vocab)))
+        self.vocab = vocab
+        n_terms = max(len(vocab), 1)
+        doc_len = np.asarray(lengths, dtype=np.float64)
+        r = np.concatenate(rows) if rows else np.zeros(0, np.int32)
+        c = np.concatenate(cols) if cols else np.zeros(0, np.int64)
+        tf = sparse.coo_matrix((np.ones(len(r), dtype=np.float64), (r, c)), shape=(n_docs, n_terms)).tocsc()
+        tf.sum_duplicates()
+        df = np.diff(tf.indptr).astype(np.float64)  # passages containing each term
+        self.idf = _rank_bm25_idf(df, n_docs, self.params.epsilon, observed=df > 0)
+        avgdl = doc_len.mean() if n_docs and doc_len.sum() > 0 else 1.0
+        k1, b = self.params.k1, self.params.b
+        norm = k1 * (1 - b + b * doc_len / avgdl)  # per passage
+        data = tf.data
+        doc_of = tf.indices
+        term_of = np.repeat(np.arange(n_terms), np.diff(tf.indptr))
+        weights = self.idf[term_of] * data * (k1 + 1) / (data + norm[doc_of])
+        self.matrix = sparse.csc_matrix((weights, tf.indices, tf.indptr), shape=(n_docs, n_terms))
+        self.heading = sparse.csc_matrix(
+            (np.ones(len(heading_rows)), (heading_rows, heading_cols)), shape=(n_docs, n_terms)
+        )
+        if bigram_keys:
+            keys = np.concatenate(bigram_keys)
+            brow = np.concatenate(bigram_rows)
+            self.bigram_keys, inverse = np.unique(keys, return_inverse=True)
+            bigrams = sparse.coo_matrix(
+                (np.ones(len(keys), dtype=np.float32), (brow, inverse)), shape=(n_docs, len(self.bigram_keys))
+            ).tocsc()
+            bigrams.data[:] = 1.0  # presence, not count
+            self.bigrams = bigrams
+        else:
+            self.bigram_keys = np.zeros(0, dtype=np.int64)
+            self.bigrams = sparse.csc_matrix((n_docs, 0), dtype=np.float32)
+
+    @classmethod
+    def from_texts(
+        cls, texts: Iterable[str], headings: Iterable[str] | None = None, params: BM25Params | None = None
+    ) -> BM25Index:
+        params = params or BM25Params()
+        token_lists = (tokenize(t, stemming=params.stemming) for t in texts)
+        heading_lists = None if headings is None else [tokenize(h, stemming=params.stemming) for h in headings]
+        return cls(token_lists, heading_lists, params)
+
+    def query_tokens(self, query: str) -> list[str]:
+        return tokenize(query, stemming=self.params.stemming)
+
+    def scores(self, tokens: Sequence[str]) -> np.ndarray:
+        """Score of every passage for already-tokenised query ``tokens``."""
+        out = np.zeros(self.size, dtype=np.float64)
+        ids = [self.vocab[t] for t in tokens if t in self.vocab]
+        if not ids or not self.size:
+            return out
+        uniq, counts = np.unique(np.asarray(ids), return_counts=True)
+        # Each occurrence of a query term counts, as in rank_bm25.
+        out += self.matrix[:, uniq] @ counts.astype(np.float64)
+        p = self.params
+        if p.heading_weight:
+            out += p.heading_weight * (self.heading[:, uniq] @ self.idf[uniq])
+        if p.adjacency_weight and len(tokens) > 1:
+            pairs = [
+                (self.vocab[a], self.vocab[b])
+                for a, b in zip(tokens, tokens[1:], strict=False)
+                if a in self.vocab and b in self.vocab
+            ]
+            if pairs:
+                keys = np.asarray([a * (1 << 31) + b for a, b in pairs], dtype=np.int64)
+                pos = np.searchsorted(self.bigram_keys, keys)
+                found = (pos < len(self.bigram_keys)) & (self.bigram_keys[np.minimum(pos, len(self.bigram_keys) - 1)] == keys)
+                if found.any():
+                    weights = np.asarray(
+                        [(self.idf[a] + self.idf[b]) / 2 for (a, b), f in zip(pairs, found, strict=True) if f]
+                    )
+                    out += p.adjacency_weight * (self.bigrams[:, pos[found]] @ weights)
+        return out
+
+    def search(self, query: str, k: int = 100) -> list[tuple[int, float]]:
+        """Top ``k`` (row, score) with a positive score, best first; ties
+        broken by row so results are reproducible."""
+        scores = self.scores(self.query_tokens(query))
+        return top_k(scores, k)
+
+
+def top_k(scores: np.ndarray, k: int) -> list[tuple[int, float]]:
+    positive = np.flatnonzero(scores > 0)
+    if positive.size == 0:
+        return []
+    if positive.size > k:
+        part = np.argpartition(-scores[positive], k - 1)[:k]
+        positive = positive[part]
+    order = np.lexsort((positive, -scores[positive]))
+    return [(int(positive[i]), float(scores[positive[i]])) for i in order]
+
+
+def _rank_bm25_idf(df: np.ndarray, n_docs: int, epsilon: float, observed: np.ndarray) -> np.ndarray:
+    """rank_bm25's idf: the mean is taken over terms seen in passages, and a
+    negative idf becomes epsilon times that mean."""
+    idf = np.zeros(len(df), dtype=np.float64)
+    if not observed.any():
+        return idf
+    raw = np.log(n_docs - df[observed] + 0.5) - np.log(df[observed] + 0.5)
+    floor = epsilon * raw.mean()
+    raw = np.where(raw < 0, floor, raw)
+    idf[observed] = raw
+    return idf
