@@ -23,7 +23,9 @@ def _library(path: str | None):
 
 def _add_source_args(p: argparse.ArgumentParser) -> None:
     src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--corpus", metavar="DIR", help="a folder of documents or a BEIR folder, indexed on the fly")
+    src.add_argument(
+        "--corpus", metavar="DIR", help="a folder of documents or a BEIR folder, indexed on the fly"
+    )
     src.add_argument("--library", metavar="DIR", help="a library folder (RAGCORE_HOME layout)")
     p.add_argument("--collection", default="uploads", help="collection in --library (default: uploads)")
     p.add_argument("--chunking", default="auto", choices=["auto", "heading", "sentence", "whole"])
@@ -40,7 +42,9 @@ def _add_search_args(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m ragcore", description="Grounded questions over documents.")
+    parser = argparse.ArgumentParser(
+        prog="python -m ragcore", description="Grounded questions over documents."
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("ingest", help="add files to the library")
@@ -60,7 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
     except ImportError:  # the evaluation package is optional while it is being built
         eval_command = None
     if eval_command is not None:
-        eval_command.add_arguments(sub.add_parser("eval", help="evaluate rankers on a gold set or BEIR folder"))
+        eval_command.add_arguments(
+            sub.add_parser("eval", help="evaluate rankers on a gold set or BEIR folder")
+        )
 
     p = sub.add_parser("bench", help="speed and memory benchmark (prints figures)")
     p.add_argument("--sizes", default="1000,10000,100000")
@@ -127,7 +133,9 @@ def open_corpus(args):
     library = _library(args.library)
     if args.collection not in library.collections():
         known = ", ".join(library.collections()) or "none"
-        raise errors.RagcoreError(f"no collection {args.collection!r} in {library.path} (collections: {known})")
+        raise errors.RagcoreError(
+            f"no collection {args.collection!r} in {library.path} (collections: {known})"
+        )
     return corpus_from_library(library, args.collection), library
 
 
@@ -158,7 +166,12 @@ def cmd_search(args) -> int:
     corpus, retriever, hits = _search(args)
     mode = args.mode or retriever.default_mode
     if args.json:
-        out = {"question": args.question, "mode": mode, "notes": retriever.notes, "hits": [h.to_json() for h in hits]}
+        out = {
+            "question": args.question,
+            "mode": mode,
+            "notes": retriever.notes,
+            "hits": [h.to_json() for h in hits],
+        }
         print(json.dumps(out, ensure_ascii=False))
         return 0
     for note in retriever.notes:

@@ -64,7 +64,9 @@ class BM25Index:
         bigram_rows: list[np.ndarray] = []
         lengths: list[int] = []
         for row, tokens in enumerate(token_lists):
-            ids = np.fromiter((vocab.setdefault(t, len(vocab)) for t in tokens), dtype=np.int64, count=len(tokens))
+            ids = np.fromiter(
+                (vocab.setdefault(t, len(vocab)) for t in tokens), dtype=np.int64, count=len(tokens)
+            )
             lengths.append(len(ids))
             rows.append(np.full(len(ids), row, dtype=np.int32))
             cols.append(ids)
@@ -121,7 +123,9 @@ class BM25Index:
     ) -> BM25Index:
         params = params or BM25Params()
         token_lists = (tokenize(t, stemming=params.stemming) for t in texts)
-        heading_lists = None if headings is None else [tokenize(h, stemming=params.stemming) for h in headings]
+        heading_lists = (
+            None if headings is None else [tokenize(h, stemming=params.stemming) for h in headings]
+        )
         return cls(token_lists, heading_lists, params)
 
     def query_tokens(self, query: str) -> list[str]:
@@ -148,7 +152,9 @@ class BM25Index:
             if pairs:
                 keys = np.asarray([a * (1 << 31) + b for a, b in pairs], dtype=np.int64)
                 pos = np.searchsorted(self.bigram_keys, keys)
-                found = (pos < len(self.bigram_keys)) & (self.bigram_keys[np.minimum(pos, len(self.bigram_keys) - 1)] == keys)
+                found = (pos < len(self.bigram_keys)) & (
+                    self.bigram_keys[np.minimum(pos, len(self.bigram_keys) - 1)] == keys
+                )
                 if found.any():
                     weights = np.asarray(
                         [(self.idf[a] + self.idf[b]) / 2 for (a, b), f in zip(pairs, found, strict=True) if f]

@@ -20,7 +20,9 @@ from collections.abc import Mapping, Sequence
 Ranking = Sequence[tuple[int, float]]
 
 
-def rrf(rankings: Mapping[str, Ranking], k: float = 60.0, weights: Mapping[str, float] | None = None) -> list[tuple[int, float]]:
+def rrf(
+    rankings: Mapping[str, Ranking], k: float = 60.0, weights: Mapping[str, float] | None = None
+) -> list[tuple[int, float]]:
     """Reciprocal rank fusion (Cormack et al. 2009)."""
     fused: dict[int, float] = {}
     for name, ranking in rankings.items():

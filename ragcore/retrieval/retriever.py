@@ -176,7 +176,9 @@ class Retriever:
         self.timings_ms["total"] = (time.perf_counter() - t0) * 1000
         return hits
 
-    def _widen(self, question, dense: list[tuple[int, float]], bm: list[tuple[int, float]]) -> list[tuple[int, float]]:
+    def _widen(
+        self, question, dense: list[tuple[int, float]], bm: list[tuple[int, float]]
+    ) -> list[tuple[int, float]]:
         """Dense order over dense candidates plus BM25's top hits; a BM25
         hit outside the dense top gets its own cosine score."""
         pool = {row: score for row, score in dense}
@@ -201,7 +203,8 @@ class Retriever:
             self.timings_ms.pop("rerank", None)
             return fused
         reordered = sorted(
-            ((row, float(s)) for (row, _), s in zip(head, scores, strict=True)), key=lambda item: (-item[1], item[0])
+            ((row, float(s)) for (row, _), s in zip(head, scores, strict=True)),
+            key=lambda item: (-item[1], item[0]),
         )
         return reordered + fused[RERANK_DEPTH:]
 

@@ -1,0 +1,68 @@
+import numpy as np
+
+from ragcore.retrieval.bm25 import BM25Index, BM25Params, top_k
+from ragcore.text import tokenize
+
+
+FILLER = [f"Unrelated note number {i} about lunch menus and parking." for i in range(8)]
+
+
+def _index(texts, headings=None, **kw):
+    """An index over ``texts`` followed by filler passages, so idf is
+    positive for words in a few passages (as in any real corpus)."""
+    texts = list(texts) + FILLER
+    if headings is not None:
+        headings = list(headings) + [""] * len(FILLER)
+    return BM25Index.from_texts(texts, headings, BM25Params(**kw))
+
+
+def test_stemming_meets_inflections():
+    idx = _index(["The office is cleaned daily.", "Invoices are paid monthly."])
+    assert idx.search("when do they clean")[0][0] == 0
+    plain = _index(["The office is cleaned daily.", "Invoices are paid monthly."], stemming=False)
+    assert plain.search("when do they clean") == []
+
+
+def test_money_and_percent_are_whole_tokens():
+    assert "$999" in tokenize("It costs $999/month")
+    assert "99.99%" in tokenize("a 99.99% uptime")
+    idx = _index(["Price: $999 per month", "Price: $1,199 per month"], heading_weight=0, adjacency_weight=0)
+    assert idx.search("$1,199")[0][0] == 1
+
+
+def test_heading_bonus_lifts_passage_under_matching_heading():
+    texts = ["Enterprise customers get a named contact.", "Enterprise customers get a named contact."]
+    headings = ["Support", "Pricing > Enterprise"]
+    without = _index(texts, headings, heading_weight=0.0, adjacency_weight=0.0).scores(
+        tokenize("enterprise pricing")
+    )
+    with_bonus = _index(texts, headings, heading_weight=0.5, adjacency_weight=0.0).scores(
+        tokenize("enterprise pricing")
+    )
+    assert without[0] == without[1] > 0
+    assert with_bonus[1] > with_bonus[0]
+
+
+def test_adjacency_bonus_prefers_the_phrase():
+    texts = ["data retention policy applies", "retention rules for policy data"]
+    q = tokenize("data retention")
+    off = _index(texts, heading_weight=0, adjacency_weight=0).scores(q)
+    on = _index(texts, heading_weight=0, adjacency_weight=1.0).scores(q)
+    assert on[0] - on[1] > off[0] - off[1]
+    # The bonus is exactly weight * mean idf of the pair for the passage with the phrase.
+    idx = _index(texts, heading_weight=0, adjacency_weight=1.0)
+    a, b = idx.vocab[q[0]], idx.vocab[q[1]]
+    assert np.isclose(on[0] - off[0], (idx.idf[a] + idx.idf[b]) / 2)
+
+
+def test_top_k_orders_and_breaks_ties_by_row():
+    scores = np.array([0.0, 2.0, 5.0, 2.0, -1.0, 5.0])
+    assert top_k(scores, 3) == [(2, 5.0), (5, 5.0), (1, 2.0)]
+    assert top_k(scores, 10) == [(2, 5.0), (5, 5.0), (1, 2.0), (3, 2.0)]
+    assert top_k(np.zeros(3), 5) == []
+
+
+def test_empty_index_and_unknown_words():
+    assert BM25Index.from_texts([]).search("anything") == []
+    idx = _index(["alpha beta"])
+    assert idx.search("gamma") == []

@@ -1,0 +1,34 @@
+import pytest
+
+from ragcore.retrieval import fusion
+
+
+def test_rrf_matches_hand_computation():
+    bm25 = [(10, 9.0), (20, 7.0), (30, 1.0)]
+    dense = [(20, 0.9), (40, 0.8), (10, 0.1)]
+    out = dict(fusion.rrf({"bm25": bm25, "dense": dense}, k=60))
+    assert out[10] == pytest.approx(1 / 61 + 1 / 63)
+    assert out[20] == pytest.approx(1 / 62 + 1 / 61)
+    assert out[30] == pytest.approx(1 / 63)
+    assert out[40] == pytest.approx(1 / 62)
+    order = [row for row, _ in fusion.rrf({"bm25": bm25, "dense": dense}, k=60)]
+    assert order == [20, 10, 40, 30]
+
+
+def test_weighted_rrf():
+    out = dict(fusion.rrf({"a": [(1, 1.0)], "b": [(2, 1.0)]}, k=60, weights={"a": 2.0, "b": 1.0}))
+    assert out[1] == pytest.approx(2 / 61) and out[2] == pytest.approx(1 / 61)
+
+
+def test_convex_normalises_each_signal():
+    a = [(1, 10.0), (2, 5.0), (3, 0.0)]
+    b = [(3, 0.9), (1, 0.5)]
+    out = dict(fusion.convex({"a": a, "b": b}, {"a": 0.5, "b": 0.5}))
+    assert out[1] == pytest.approx(0.5 * 1.0 + 0.5 * 0.0)
+    assert out[2] == pytest.approx(0.5 * 0.5)
+    assert out[3] == pytest.approx(0.5 * 0.0 + 0.5 * 1.0)
+
+
+def test_ties_are_reproducible():
+    out = fusion.rrf({"a": [(5, 1.0)], "b": [(3, 1.0)]}, k=60)
+    assert [row for row, _ in out] == [3, 5]
