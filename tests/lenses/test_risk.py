@@ -1,0 +1,173 @@
+"""Risk lens: absolute wording, negation, subjects and contradictions."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragcore.lenses.risk import find_absolutes, risk_lens
+
+# (text, [(term, negated), ...])
+TERM_CASES = [
+    ("We guarantee delivery within two days.", [("guarantee", False)]),
+    ("Delivery is guaranteed.", [("guarantee", False)]),
+    ("We make no guarantees about delivery.", [("guarantee", True)]),
+    ("We don't guarantee delivery.", [("guarantee", True)]),
+    ("We don’t guarantee delivery.", [("guarantee", True)]),
+    ("We cannot guarantee delivery.", [("guarantee", True)]),
+    ("The software comes without guarantees.", [("guarantee", True)]),
+    ("There is no warranty of any kind.", [("warranty", True)]),
+    ("We promise to reply.", [("promise", False)]),
+    ("Support is always available.", [("always", False)]),
+    ("Support is not always available.", [("always", True)]),
+    ("We will never sell your data.", [("always", False)]),  # "never" is itself the absolute
+    ("Unlimited projects on the Pro plan.", [("unlimited", False)]),
+    ("Storage is not unlimited.", [("unlimited", True)]),
+    ("We offer 100% uptime.", [("100%", False)]),
+    ("We offer 100 percent uptime.", [("100%", False)]),
+    ("There is no risk to you.", [("no risk", False)]),
+    ("Start a risk-free trial.", [("no risk", False)]),
+    ("Setup is free of charge.", [("at no cost", False)]),
+    ("Exports come at no extra cost.", [("at no cost", False)]),
+    ("Your files are kept forever.", [("forever", False)]),
+    ("Customers must enable two-factor login.", [("must", False)]),
+    ("You must not share passwords.", [("must", False)]),
+    ("All plans include backups.", [("all", False)]),
+    ("Not all features are included.", [("all", True)]),
+    ("We won't share it.", [("will not", False)]),
+    ("None of the data leaves the region.", [("none", False)]),
+    # idioms and look-alikes that are not absolutes
+    ("It does not matter at all.", []),
+    ("After all, it is fine.", []),
+    ("The guarantor signed the lease.", []),
+    ("We will notify you by email.", []),
+    ("Always-on monitoring.", []),
+    # negation scope: "no" of "no risk" does not reach "unlimited"; "but" ends the look-back
+    ("There is no risk and unlimited storage.", [("no risk", False), ("unlimited", False)]),
+    ("We do not log visits but we always encrypt.", [("always", False)]),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), TERM_CASES, ids=[c[0][:40] for c in TERM_CASES])
+def test_absolute_terms_and_negation(text: str, expected: list[tuple[str, bool]]) -> None:
+    assert [(t.term, t.negated) for t in find_absolutes(text)] == expected
+
+
+def test_negated_wording_includes_the_negator() -> None:
+    (t,) = find_absolutes("We make no guarantees that the app will meet your needs.")
+    assert t.wording == "no guarantees"
+    assert t.polarity == -1
+    assert t.subject == "app will meet your needs"
+
+
+def test_subject_before_a_passive_term() -> None:
+    (t,) = find_absolutes("Monthly uptime is guaranteed.")
+    assert t.subject == "monthly uptime"
+
+
+def test_contradiction_across_documents(make_hits) -> None:
+    hits = make_hits(
+        {
+            "sla.md": "# SLA\n\nWe guarantee 99.9% uptime for all paying teams.\n",
+            "terms.md": "# Terms\n\nPlease read carefully.\n\nWe make no guarantees that the service will be available.\n",
+        }
+    )
+    lens = risk_lens(hits)
+    guarantees = [f for f in lens.findings if f.term == "guarantee"]
+    assert len(guarantees) == 2
+    plain, denied = guarantees
+    assert (plain.doc, plain.first_line, plain.negated) == ("sla.md", 3, False)
+    assert (denied.doc, denied.first_line, denied.negated) == ("terms.md", 5, True)
+    i, j = lens.findings.index(plain), lens.findings.index(denied)
+    assert plain.contradicts == (j,) and denied.contradicts == (i,)
+    assert lens.contradictions == ((min(i, j), max(i, j)),)
+    # findings in a contradiction come first
+    assert {i, j} == {0, 1}
+
+
+def test_always_and_never_about_the_same_subject_contradict(make_hits) -> None:
+    hits = make_hits(
+        {"a.md": "We always reply within one day.\n", "b.md": "We never reply within one day.\n"}
+    )
+    lens = risk_lens(hits)
+    assert lens.contradictions == ((0, 1),)
+
+
+def test_different_subjects_do_not_contradict(make_hits) -> None:
+    hits = make_hits({"a.md": "We guarantee uptime.\n", "b.md": "We make no guarantees about refunds.\n"})
+    lens = risk_lens(hits)
+    assert len(lens.findings) == 2
+    assert lens.contradictions == ()
+    assert all(f.contradicts == () for f in lens.findings)
+
+
+def test_two_plain_claims_do_not_contradict(make_hits) -> None:
+    hits = make_hits(
+        {"a.md": "We guarantee uptime for the service.\n", "b.md": "We guarantee the service is fast.\n"}
+    )
+    assert risk_lens(hits).contradictions == ()
+
+
+def test_blanket_rule_is_for_commitments_only(make_hits) -> None:
+    # "all of our apps" names the whole offering, but "all" is not a commitment
+    hits = make_hits({"a.md": "Sign in to all of our apps.\n", "b.md": "Not all reported bugs get fixed.\n"})
+    assert risk_lens(hits).contradictions == ()
+
+
+def test_one_finding_per_claim_per_sentence(make_hits) -> None:
+    lens = risk_lens(make_hits({"a.md": "We never sell data: never have, never will.\n"}))
+    assert [(f.term, f.wording) for f in lens.findings] == [("always", "never")]
+
+
+def test_weak_absolutes_come_after_strong_ones(make_hits) -> None:
+    lens = risk_lens(make_hits({"a.md": "All users must sign in.\n\nStorage is unlimited.\n"}))
+    assert [f.term for f in lens.findings] == ["unlimited", "all", "must"]
+
+
+def test_finding_lines_follow_the_passage_start(passages_of, hits_from) -> None:
+    text = "# Policy\n\nFirst line.\nWe will\nnever sell your data.\n"
+    passages = passages_of("p.md", text)
+    (f,) = risk_lens(hits_from(passages[1:])).findings
+    assert (f.doc, f.first_line, f.last_line) == ("p.md", 4, 5)
+    assert f.phrase == "We will never sell your data."
+    assert f.label == "Policy"
+
+
+def test_json_shape(make_hits) -> None:
+    lens = risk_lens(
+        make_hits({"a.md": "We guarantee uptime.\n", "b.md": "We make no guarantees about uptime.\n"})
+    )
+    data = lens.findings[1].to_json()
+    assert {"phrase", "negated", "subject", "doc", "first_line", "last_line", "contradicts"} <= set(data)
+    assert data["negated"] is True and data["contradicts"] == [0]
+
+
+# ---------------------------------------------------------------- real documents
+
+
+def test_basecamp_sla_guarantee_contradicts_terms_disclaimer(shared_dir, make_hits) -> None:
+    folder = shared_dir / "documents" / "basecamp-policies"
+    docs = {
+        name: (folder / name).read_text(encoding="utf-8") for name in ("sla.md", "terms.md", "privacy.md")
+    }
+    lens = risk_lens(make_hits(docs))
+    sla = [f for f in lens.findings if f.doc == "sla.md" and f.term == "guarantee"]
+    assert len(sla) == 1
+    sla_finding = sla[0]
+    assert not sla_finding.negated
+    assert "99.99%" in sla_finding.phrase and "uptime" in sla_finding.subject
+    line = docs["sla.md"].split("\n")[sla_finding.first_line - 1]
+    assert "guarantee" in line and "99.99%" in line
+
+    disclaimers = [f for f in lens.findings if f.doc == "terms.md" and f.term == "guarantee" and f.negated]
+    assert disclaimers, "the terms' disclaimer was not found"
+    no_guarantees = [f for f in disclaimers if f.wording.lower().startswith("no guarantee")]
+    assert len(no_guarantees) == 1
+    disclaimer = no_guarantees[0]
+    assert "guarantees" in docs["terms.md"].split("\n")[disclaimer.first_line - 1]
+
+    i, j = lens.findings.index(sla_finding), lens.findings.index(disclaimer)
+    assert j in sla_finding.contradicts and i in disclaimer.contradicts
+    assert {i, j} <= {k for pair in lens.contradictions for k in pair}
+    # the privacy page's "never sell" is found, and contradicts nothing
+    never = [f for f in lens.findings if f.doc == "privacy.md" and f.wording.lower() == "never"]
+    assert never and all(not f.negated and f.contradicts == () for f in never)
