@@ -1,0 +1,64 @@
+"""ragcore: grounded questions over documents, with line-exact citations.
+
+Entry point for ``streamlit run app.py`` (and Streamlit Community Cloud). The
+frame only sets up: settings from secrets, the sidebar, the four pages. All
+work happens in ``ragcore`` (``ragcore/service.py``).
+"""
+
+from __future__ import annotations
+
+import os
+
+import streamlit as st
+from streamlit.errors import StreamlitSecretNotFoundError
+
+from ragcore import config
+
+# Secrets of the same names as the environment settings (RAGCORE_*, provider
+# keys) become environment variables; variables already set win.
+try:
+    config.apply_overrides(dict(st.secrets))
+except StreamlitSecretNotFoundError:
+    pass
+
+st.set_page_config(page_title="ragcore", page_icon=":material/plagiarism:", layout="wide")
+
+from pages import _ui as ui  # noqa: E402 - after set_page_config, which must come first
+
+PAGES = [
+    st.Page("pages/ask.py", title="Ask", icon=":material/question_answer:", default=True),
+    st.Page("pages/library.py", title="Library", icon=":material/folder_open:"),
+    st.Page("pages/evaluation.py", title="Evaluation", icon=":material/monitoring:"),
+    st.Page("pages/how_it_works.py", title="How it works", icon=":material/schema:"),
+]
+
+
+def model_status() -> str:
+    from ragcore.answer.llm import find_model
+
+    found = find_model(os.environ)
+    return "No key: extractive answers" if found is None else f"Model: {found.model}"
+
+
+def sidebar() -> None:
+    ws = ui.workspace()
+    choices = ws.collection_choices(ui.session_id())
+    with st.sidebar:
+        st.markdown("### ragcore")
+        label = st.radio("Collection", list(choices), key="collection-label")
+        st.session_state["collection"] = choices[label]
+        st.selectbox(
+            "Retrieval",
+            list(ui.MODES),
+            format_func=ui.MODES.get,
+            key="mode",
+            help="How passages are found. Hybrid fuses word matching (BM25) with meaning (dense vectors).",
+        )
+        status = model_status()
+        st.markdown(f"**Answers** · {status}")
+        st.caption(ui.PRIVACY)
+
+
+navigation = st.navigation(PAGES)
+sidebar()
+navigation.run()

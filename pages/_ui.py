@@ -1,0 +1,180 @@
+"""Shared pieces of the pages: the cached workspace, the sidebar state, and
+renderers for document text.
+
+Document text is never given to Markdown or to ``unsafe_allow_html``: it is
+escaped with ``html.escape`` piece by piece and wrapped in markup written
+here, then shown with ``st.html`` (which sanitises again).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import threading
+from pathlib import Path
+
+import streamlit as st
+
+from ragcore import config
+from ragcore.records import Passage
+from ragcore.service import DEMO_COLLECTION, DocumentView, Workspace
+
+MODES = {
+    "hybrid": "Hybrid (BM25 + dense, fused)",
+    "bm25": "BM25 (words)",
+    "dense": "Dense (meaning)",
+    "widen": "Widened dense pool",
+    "rerank": "Hybrid + cross-encoder rerank",
+}
+LENSES = {"auto": "Auto", "money": "Money", "risk": "Risk", "none": "None"}
+PRIVACY = (
+    "Documents stay on this machine. Only the matched passages are sent to a model, "
+    "and only when a key is set."
+)
+
+CSS = """
+<style>
+.rc-doc{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:0.84rem;
+  line-height:1.45;border:1px solid #d9dee5;border-radius:6px;background:#fbfcfd;overflow-x:auto;padding:4px 0}
+.rc-line{display:flex;white-space:pre-wrap;word-break:break-word;padding:0 10px 0 0}
+.rc-no{flex:0 0 4.2em;text-align:right;padding-right:0.9em;color:#8a94a3;user-select:none}
+.rc-pg{flex:0 0 3.2em;color:#8a94a3;user-select:none}
+.rc-text{flex:1 1 auto;color:#1f2933}
+.rc-marked{background:#fff3bf;border-left:3px solid #e8a700}
+.rc-marked .rc-no{color:#8a5a00;font-weight:600}
+.rc-answer{font-size:1.02rem;line-height:1.6;color:#1f2933}
+.rc-answer p{margin:0 0 0.6em 0}
+.rc-cite{display:inline-block;font-size:0.72rem;font-weight:600;color:#1c4f82;background:#e7f0fa;
+  border-radius:4px;padding:0 4px;margin:0 1px;vertical-align:super;line-height:1.2}
+.rc-passage{font-size:0.9rem;line-height:1.5;white-space:pre-wrap;color:#1f2933;border-left:3px solid #d9dee5;
+  padding:2px 0 2px 10px;max-height:16em;overflow-y:auto}
+</style>
+"""
+
+
+# ------------------------------------------------------------ workspace
+
+
+@st.cache_resource(show_spinner=False)
+def _workspace(home: str) -> Workspace:
+    workspace = Workspace(Path(home))
+    # Load the demo, the model and the demo's dense index in the background so
+    # the first page paints at once and the first question finds them ready.
+    threading.Thread(target=_warm, args=(workspace,), name="ragcore-warm-up", daemon=True).start()
+    return workspace
+
+
+def _warm(workspace: Workspace) -> None:
+    try:
+        workspace.warm_up()
+    except Exception:
+        pass
+
+
+def workspace() -> Workspace:
+    """The process-wide workspace for RAGCORE_HOME (created once)."""
+    return _workspace(str(config.settings().home.resolve()))
+
+
+def session_id() -> str | None:
+    """This browser session's id (the seam for per-session upload collections)."""
+    try:
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+        ctx = get_script_run_ctx()
+        return ctx.session_id if ctx else None
+    except Exception:
+        return None
+
+
+def collection() -> str:
+    """The collection chosen in the sidebar (the demo by default)."""
+    return st.session_state.get("collection", DEMO_COLLECTION)
+
+
+def mode() -> str:
+    return st.session_state.get("mode", "hybrid")
+
+
+def style() -> None:
+    st.html(CSS)
+
+
+# -------------------------------------------------------------- rendering
+
+
+def lines_html(view: DocumentView) -> str:
+    """Numbered lines, the cited ones marked; every text piece escaped."""
+    show_pages = view.kind == "pdf"
+    rows = []
+    for line in view.lines:
+        cls = "rc-line rc-marked" if line.marked else "rc-line"
+        page = f'<span class="rc-pg">p.{line.page}</span>' if show_pages and line.page else ""
+        text = html.escape(line.text) if line.text else "&#8203;"
+        rows.append(
+            f'<div class="{cls}"><span class="rc-no">{line.number}</span>{page}<span class="rc-text">{text}</span></div>'
+        )
+    return '<div class="rc-doc">' + "".join(rows) + "</div>"
+
+
+_MARKER = re.compile(r"\[(\d+)\]")
+
+
+def answer_html(text: str) -> str:
+    """An answer's text, escaped, with its [n] markers as small chips."""
+    paragraphs = [p for p in re.split(r"\n\s*\n", text.strip()) if p.strip()]
+    out = []
+    for para in paragraphs:
+        escaped = html.escape(para)
+        escaped = _MARKER.sub(lambda m: f'<span class="rc-cite">{m.group(1)}</span>', escaped)
+        out.append("<p>" + escaped.replace("\n", "<br>") + "</p>")
+    return '<div class="rc-answer">' + "".join(out) + "</div>"
+
+
+def passage_html(passage: Passage) -> str:
+    return '<div class="rc-passage">' + html.escape(passage.text) + "</div>"
+
+
+def span_text(first: int, last: int) -> str:
+    return f"line {first}" if first == last else f"lines {first}-{last}"
+
+
+def show_source(ws: Workspace, coll: str, doc: str, first: int, last: int, key: str) -> None:
+    """The source document around lines first..last, those lines marked;
+    for a PDF also the cited page with the lines highlighted."""
+    context = st.session_state.get(f"{key}-context", 8)
+    view = ws.document_view(coll, doc, first, last, context=context)
+    st.markdown(f"**{view.title}**")
+    st.caption(f"{view.citation} · {view.total_lines} lines in all")
+    st.html(CSS + lines_html(view))
+    st.slider("Lines of context", 2, 60, context, step=2, key=f"{key}-context")
+    if view.kind == "pdf":
+        _pdf_page(ws, coll, view, key)
+
+
+def _pdf_page(ws: Workspace, coll: str, view: DocumentView, key: str) -> None:
+    page = view.pages[0] if view.pages else None
+    if page is None:
+        return
+    data = ws.marked_pdf_page(coll, view.name, view.first_line, view.last_line)
+    if data is None:
+        st.caption("The original PDF is not stored, so only its text is shown.")
+        return
+    st.markdown(f"**Page {page} of the PDF**, cited lines highlighted")
+    if _has_pdf_viewer():
+        st.pdf(data, height=640, key=f"{key}-pdf")
+    st.download_button(
+        f"Download page {page} (highlighted PDF)",
+        data,
+        file_name=f"{Path(view.name).stem}-p{page}.pdf",
+        mime="application/pdf",
+        key=f"{key}-pdf-dl",
+    )
+
+
+def _has_pdf_viewer() -> bool:
+    try:
+        import streamlit_pdf  # noqa: F401
+    except ImportError:
+        return False
+    return True

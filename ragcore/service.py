@@ -1,0 +1,838 @@
+"""The app's facade: everything a page does, as plain Python.
+
+Pages stay thin: they call a :class:`Workspace` and render what it returns.
+Nothing here imports streamlit, so every behaviour the app shows is testable
+without a browser (``tests/test_service.py``).
+
+A Workspace owns one library (``RAGCORE_HOME``), mirrors the shipped demo
+folder into the collection ``demo``, keeps one retriever per collection
+(rebuilt only when the collection's fingerprint changes) and remembers the
+timings of the last query for the "How it works" page.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tempfile
+import threading
+import time
+import unicodedata
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from . import config, errors
+from .corpus import Corpus, IngestReport, corpus_from_library, sync_folder
+from .records import Answer, Document, Hit, Passage, sha256_hex
+from .store import DocumentInfo, Library
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+DEMO_DIR = REPO_ROOT / "corpus" / "demo"
+DEMO_VECTORS = REPO_ROOT / "corpus" / "demo.vectors.npz"
+RESULTS_DIR = REPO_ROOT / "eval" / "results"
+DEMO_COLLECTION = "demo"
+UPLOADS_COLLECTION = "uploads"
+SESSION_PREFIX = "session:"  # private upload collections when RAGCORE_ISOLATION=session
+CHUNKINGS = ("auto", "heading", "sentence", "whole")
+UPLOAD_SUFFIXES = ("pdf", "txt", "md", "markdown", "text")
+DEFAULT_K = 8
+
+DEMO_QUESTIONS = (
+    "Is our pricing consistent?",
+    "What uptime does the SLA guarantee, and what credits apply?",
+    "What are the risks of the Northgate Health deal?",
+    "Can a customer get a refund after cancelling an annual plan?",
+)
+
+Progress = Callable[[str, float], None]  # (stage text, fraction done 0..1)
+
+
+# ----------------------------------------------------------------- names
+
+
+_UNSAFE = re.compile(r"[^\w .()\-+,&@=]", re.UNICODE)
+
+
+def safe_name(filename: str, default: str = "upload") -> str:
+    """A document name from an upload's file name: its base name only, with
+    control and path characters replaced, never a path.
+
+    The name is only ever a label in the library; no file is opened or
+    written under it.
+    """
+    base = re.split(r"[\\/]", filename or "")[-1]
+    base = unicodedata.normalize("NFC", base)
+    base = "".join(ch for ch in base if unicodedata.category(ch)[0] != "C")
+    base = _UNSAFE.sub("_", base).strip(" .")
+    stem, dot, suffix = base.rpartition(".")
+    if not dot:
+        stem, suffix = base, ""
+    stem = stem.strip(" .") or default
+    suffix = suffix.lower()[:10]
+    stem = stem[: 120 - len(suffix) - 1]
+    return f"{stem}.{suffix}" if suffix else stem
+
+
+# --------------------------------------------------------------- results
+
+
+@dataclass
+class UploadOutcome:
+    """What happened to one uploaded file."""
+
+    name: str
+    status: str  # "added" | "replaced" | "duplicate" | "rejected"
+    message: str
+    passages: int = 0
+    embedded: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.status in ("added", "replaced")
+
+
+@dataclass(frozen=True)
+class ViewLine:
+    number: int
+    text: str
+    marked: bool
+    page: int | None = None
+
+
+@dataclass(frozen=True)
+class DocumentView:
+    """A window of a document's numbered lines around a cited span."""
+
+    name: str
+    title: str
+    kind: str
+    first_line: int
+    last_line: int
+    lines: tuple[ViewLine, ...]
+    total_lines: int
+    pages: tuple[int, ...]
+
+    @property
+    def marked(self) -> list[ViewLine]:
+        return [line for line in self.lines if line.marked]
+
+    @property
+    def citation(self) -> str:
+        span = (
+            f"line {self.first_line}"
+            if self.first_line == self.last_line
+            else (f"lines {self.first_line}-{self.last_line}")
+        )
+        if self.pages:
+            span += (
+                f", p. {self.pages[0]}" if len(self.pages) == 1 else f", pp. {self.pages[0]}-{self.pages[-1]}"
+            )
+        return f"{self.name}, {span}"
+
+
+@dataclass
+class AskOutcome:
+    """One question, asked: the hits with their traces, the lens, the answer."""
+
+    question: str
+    collection: str
+    mode: str
+    hits: list[Hit]
+    answer: Answer | None
+    lens: Any  # the pipeline's lens result (money / risk / none)
+    notes: list[str]
+    timings_ms: dict[str, float]
+    whole_documents: list[str] = field(default_factory=list)  # docs whose passage is the whole file
+
+    @property
+    def passages_by_citation(self) -> dict[int, Passage]:
+        if self.answer is None:
+            return {}
+        out = {}
+        for c in self.answer.citations:
+            for h in self.hits:
+                p = h.passage
+                if p.doc == c.doc and p.first_line == c.first_line and p.last_line == c.last_line:
+                    out[c.n] = p
+                    break
+        return out
+
+
+@dataclass(frozen=True)
+class StoredRun:
+    """An evaluation run stored as JSON in ``eval/results``."""
+
+    path: Path
+    name: str
+    kind: str  # "run" | "chunkings"
+    questions: int
+    rankers: tuple[str, ...]
+    title: str
+
+
+@dataclass
+class CollectionFacts:
+    """Live figures of a loaded collection ("How it works")."""
+
+    collection: str
+    documents: int
+    passages: int
+    chunkings: dict[str, int]
+    kinds: dict[str, int]
+    embedding_model: str | None
+    embedding_load_s: float | None
+    vectors_cached: int
+    dense_ready: bool
+    reranker_status: str
+    build_seconds: dict[str, float]
+    last_query: dict[str, Any] | None
+
+
+# ------------------------------------------------------------- workspace
+
+
+class Workspace:
+    """One library and the indexes built over its collections.
+
+    Thread-safe enough for Streamlit: sessions share one Workspace (a cached
+    resource); the retriever cache is guarded by a lock and the library gives
+    each thread its own SQLite connection.
+    """
+
+    def __init__(
+        self,
+        home: Path | str | None = None,
+        *,
+        demo_dir: Path = DEMO_DIR,
+        demo_vectors: Path = DEMO_VECTORS,
+        results_dir: Path = RESULTS_DIR,
+        embedder: Any = None,
+        reranker: Any = None,
+    ) -> None:
+        self.home = Path(home) if home is not None else config.settings().home
+        self.library = Library(self.home)
+        self.demo_dir = demo_dir
+        self.demo_vectors = demo_vectors
+        self.results_dir = results_dir
+        self._embedder = embedder
+        self._reranker = reranker
+        self._lock = threading.RLock()
+        self._dense_lock = threading.Lock()
+        self._retrievers: dict[str, tuple[str, Any]] = {}
+        self._demo_synced = False
+        self.demo_reports: list[IngestReport] = []
+        self.seeded_vectors = 0
+        self.last_query: dict[str, Any] | None = None
+
+    # ------------------------------------------------------------ models
+
+    @property
+    def embedder(self) -> Any:
+        """The embedding model (loaded once per process)."""
+        if self._embedder is None:
+            from .retrieval.embedding import get_embedder
+
+            self._embedder = get_embedder()
+        return self._embedder
+
+    @property
+    def reranker(self) -> Any:
+        """The cross-encoder of RAGCORE_RERANKER_DIR (status "none configured" without one)."""
+        if self._reranker is None:
+            from .retrieval.rerank import get_reranker
+
+            self._reranker = get_reranker()
+        return self._reranker
+
+    # ------------------------------------------------------- collections
+
+    def ensure_demo(self) -> list[IngestReport]:
+        """Mirror the demo folder into the ``demo`` collection (once per
+        Workspace) and seed the shipped vectors, so the first demo question
+        needs no embedding pass when ``corpus/demo.vectors.npz`` matches the model."""
+        with self._lock:
+            if self._demo_synced:
+                return self.demo_reports
+            if self.demo_dir.is_dir():
+                self.demo_reports = sync_folder(self.library, DEMO_COLLECTION, self.demo_dir)
+            else:
+                self.library.ensure_collection(DEMO_COLLECTION)
+            if self.demo_vectors.is_file():
+                from .retrieval.vectors import seed_from_precomputed
+
+                self.seeded_vectors = seed_from_precomputed(
+                    self.library, self.demo_vectors, self.embedder.model_id
+                )
+            self._demo_synced = True
+            return self.demo_reports
+
+    def uploads_collection(self, session_id: str | None = None) -> str:
+        """Where this browser session's uploads go: the shared ``uploads``
+        collection, or a private one per session when RAGCORE_ISOLATION=session."""
+        if config.settings().isolation == "session" and session_id:
+            return SESSION_PREFIX + sha256_hex(session_id)[:16]
+        return UPLOADS_COLLECTION
+
+    def collection_choices(self, session_id: str | None = None) -> dict[str, str]:
+        """Collections a session may use: label -> collection name."""
+        return {"Demo documents": DEMO_COLLECTION, "My uploads": self.uploads_collection(session_id)}
+
+    def documents(self, collection: str) -> list[DocumentInfo]:
+        return self.library.list_documents(collection)
+
+    def corpus(self, collection: str) -> Corpus:
+        return corpus_from_library(self.library, collection)
+
+    def retriever(self, collection: str) -> Any:
+        """The retriever over ``collection``, rebuilt only when its documents or
+        chunking change (keyed by the library's fingerprint)."""
+        from .retrieval import Retriever
+
+        fingerprint = self.library.fingerprint(collection)
+        with self._lock:
+            cached = self._retrievers.get(collection)
+            if cached is not None and cached[0] == fingerprint:
+                return cached[1]
+            corpus = self.corpus(collection)
+            retriever = Retriever(
+                corpus, library=self.library, embedder=self._lazy_embedder(), reranker=self.reranker
+            )
+            self._retrievers[collection] = (fingerprint, retriever)
+            return retriever
+
+    def ensure_dense(self, collection: str, progress: Callable[[int, int], None] | None = None) -> int:
+        """Make the dense index of ``collection`` ready (vectors from the
+        library cache, the rest embedded once); returns how many were embedded."""
+        retriever = self.retriever(collection)
+        with self._dense_lock:  # one embedding pass at a time, whoever asks first
+            return retriever.ensure_dense(progress)
+
+    def dense_ready(self, collection: str) -> bool:
+        return self.retriever(collection).dense_ready
+
+    def missing_vectors(self, collection: str) -> int:
+        """Passages of ``collection`` without a cached vector for the model."""
+        retriever = self.retriever(collection)
+        if retriever.dense_ready:
+            return 0
+        hashes = list({p.content_hash for p in retriever.passages})
+        return len(hashes) - len(self.library.get_vectors(hashes, self.embedder.model_id))
+
+    def warm_up(self, collection: str = DEMO_COLLECTION) -> None:
+        """Load the demo, the model and the demo's indexes (run in a background
+        thread at start-up, so the first question finds them ready)."""
+        self.ensure_demo()
+        self.ensure_dense(collection)
+
+    def _lazy_embedder(self) -> Any:
+        # The retriever loads the model only on first dense use; hand it ours when loaded.
+        return self._embedder
+
+    # ----------------------------------------------------------- library
+
+    def upload(
+        self,
+        collection: str,
+        filename: str,
+        data: bytes,
+        chunking: str = "auto",
+        progress: Progress | None = None,
+    ) -> UploadOutcome:
+        """Parse, chunk, store and embed one uploaded file.
+
+        The file's name is reduced to a safe base name (:func:`safe_name`);
+        the size limit is ``RAGCORE_MAX_UPLOAD_MB``. A rejected file leaves the
+        library unchanged and says why.
+        """
+        from .documents import load_bytes
+
+        if chunking not in CHUNKINGS:
+            raise ValueError(f"chunking must be one of {', '.join(CHUNKINGS)}, not {chunking!r}")
+        name = safe_name(filename)
+        report = progress or (lambda stage, fraction: None)
+        report(f"{name}: parsing", 0.0)
+        try:
+            doc = load_bytes(data, name, max_bytes=config.settings().max_upload_bytes)
+        except errors.DocumentError as exc:
+            return UploadOutcome(name, "rejected", exc.reason)
+        report(f"{name}: chunking", 0.3)
+        try:
+            result = self.library.add_document(collection, doc, chunking)
+        except errors.RagcoreError as exc:
+            return UploadOutcome(name, "rejected", str(exc))
+        if result.status == "duplicate":
+            return UploadOutcome(
+                name,
+                "duplicate",
+                f"same content as {result.duplicate_of}, already in the collection; not added",
+            )
+        if doc.kind == "pdf":
+            self._keep_original(doc, data)
+        report(f"{name}: embedding {result.passages} passages", 0.5)
+        embedded = self._embed_document(collection, doc.name, report)
+        report(f"{name}: done", 1.0)
+        verb = "replaced the earlier version" if result.status == "replaced" else "added"
+        return UploadOutcome(
+            name,
+            result.status,
+            f"{verb}: {result.passages} passages",
+            passages=result.passages,
+            embedded=embedded,
+        )
+
+    def _embed_document(self, collection: str, name: str, report: Progress) -> int:
+        """Embed one document's passages into the library cache (by content
+        hash), so the next retriever over the collection finds them ready."""
+        from .retrieval.vectors import passage_vectors
+
+        doc = self.library.get_document(collection, name)
+        passages = [p for p in self.library.passages(collection, {name: doc}) if p.doc == name]
+        if not passages:
+            return 0
+
+        def step(done: int, total: int) -> None:
+            report(f"{name}: embedded {done} of {total} passages", 0.5 + 0.5 * done / max(total, 1))
+
+        _, embedded = passage_vectors(passages, self.embedder, self.library, progress=step)
+        return embedded
+
+    def _originals_dir(self) -> Path:
+        return self.home / "originals"
+
+    def _keep_original(self, doc: Document, data: bytes) -> None:
+        # Stored under its content hash, never under the uploaded name.
+        folder = self._originals_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{doc.content_hash}.pdf"
+        if not path.exists():
+            path.write_bytes(data)
+
+    def original_bytes(self, collection: str, name: str) -> bytes | None:
+        """The original file of a PDF document, when it is available."""
+        try:
+            doc = self.library.get_document(collection, name)
+        except errors.LibraryError:
+            return None
+        kept = self._originals_dir() / f"{doc.content_hash}.pdf"
+        if kept.is_file():
+            return kept.read_bytes()
+        if collection == DEMO_COLLECTION:
+            candidate = (self.demo_dir / PurePosixPath(name)).resolve()
+            root = self.demo_dir.resolve()
+            if candidate.is_file() and root in candidate.parents:
+                data = candidate.read_bytes()
+                if sha256_hex(data) == doc.content_hash:
+                    return data
+        return None
+
+    def remove(self, collection: str, name: str) -> bool:
+        return self.library.remove_document(collection, name)
+
+    def rechunk(self, collection: str, name: str, chunking: str, progress: Progress | None = None) -> int:
+        """Re-cut one document with another strategy and embed its new passages."""
+        if chunking not in CHUNKINGS:
+            raise ValueError(f"chunking must be one of {', '.join(CHUNKINGS)}, not {chunking!r}")
+        count = self.library.rechunk(collection, name, chunking)
+        self._embed_document(collection, name, progress or (lambda stage, fraction: None))
+        return count
+
+    def passages_of(self, collection: str, name: str) -> list[Passage]:
+        doc = self.library.get_document(collection, name)
+        return [p for p in self.library.passages(collection, {name: doc}) if p.doc == name]
+
+    def whole_document_names(self, collection: str) -> list[str]:
+        return [info.name for info in self.documents(collection) if info.chunking == "whole"]
+
+    def document_view(
+        self, collection: str, name: str, first_line: int, last_line: int, context: int = 8
+    ) -> DocumentView:
+        """Lines ``first_line..last_line`` of a document marked, with
+        ``context`` lines either side (the reader opens scrolled to them)."""
+        doc = self.library.get_document(collection, name)
+        if not 1 <= first_line <= last_line <= doc.line_count:
+            raise errors.LibraryError(
+                f"{name}: lines {first_line}-{last_line} are outside the document (1-{doc.line_count})"
+            )
+        lo = max(1, first_line - context)
+        hi = min(doc.line_count, last_line + context)
+        texts = doc.lines
+        lines = tuple(
+            ViewLine(
+                n,
+                texts[n - 1],
+                first_line <= n <= last_line,
+                doc.line_pages[n - 1] if doc.line_pages else None,
+            )
+            for n in range(lo, hi + 1)
+        )
+        return DocumentView(
+            doc.name,
+            doc.title,
+            doc.kind,
+            first_line,
+            last_line,
+            lines,
+            doc.line_count,
+            doc.pages_for(first_line, last_line),
+        )
+
+    def marked_pdf_page(self, collection: str, name: str, first_line: int, last_line: int) -> bytes | None:
+        """The cited page of a PDF as a one-page PDF with the cited lines
+        highlighted (None when the original is not available)."""
+        data = self.original_bytes(collection, name)
+        if data is None:
+            return None
+        doc = self.library.get_document(collection, name)
+        pages = doc.pages_for(first_line, last_line)
+        if not pages:
+            return None
+        page = pages[0]
+        wanted = [
+            doc.line(n)
+            for n in range(first_line, last_line + 1)
+            if doc.line_pages[n - 1] == page and doc.line(n).strip()
+        ]
+        return highlight_pdf_page(data, page, wanted)
+
+    # --------------------------------------------------------------- ask
+
+    def search(
+        self, collection: str, question: str, mode: str = "hybrid", k: int = DEFAULT_K
+    ) -> tuple[list[Hit], Any]:
+        retriever = self.retriever(collection)
+        if mode != "bm25" and retriever.passages:
+            self.ensure_dense(collection)
+        hits = retriever.search(question, mode, k)
+        return hits, retriever
+
+    def ask(
+        self,
+        collection: str,
+        question: str,
+        *,
+        mode: str = "hybrid",
+        lens: str = "auto",
+        k: int = DEFAULT_K,
+        env: Mapping[str, str] | None = None,
+        **answer_options: Any,
+    ) -> AskOutcome:
+        """Retrieve, then answer (extractive without a key) and apply the lens."""
+        import os
+
+        try:
+            from .answer.pipeline import answer_question
+        except ImportError:  # TEMPORARY until the lead's pipeline lands
+            answer_question = _interim_answer
+
+        question = question.strip()
+        if not question:
+            raise errors.RagcoreError("type a question first")
+        started = time.perf_counter()
+        hits, retriever = self.search(collection, question, mode, k)
+        timings = dict(retriever.timings_ms)
+        notes = list(retriever.notes)
+        if not hits:
+            if not retriever.passages:
+                notes.append("this collection has no documents yet: add some on the Library page")
+            outcome = AskOutcome(question, collection, mode, [], None, None, notes, timings)
+            self._remember(outcome, started)
+            return outcome
+        t0 = time.perf_counter()
+        result = answer_question(
+            question, hits, lens=lens, env=env if env is not None else os.environ, **answer_options
+        )
+        timings["answer"] = (time.perf_counter() - t0) * 1000
+        notes.extend(getattr(result, "notes", []) or [])
+        whole = sorted({h.passage.doc for h in hits if h.passage.chunking == "whole"})
+        outcome = AskOutcome(
+            question, collection, mode, hits, result.answer, result.lens, notes, timings, whole
+        )
+        self._remember(outcome, started)
+        return outcome
+
+    def _remember(self, outcome: AskOutcome, started: float) -> None:
+        outcome.timings_ms["total"] = (time.perf_counter() - started) * 1000
+        self.last_query = {
+            "question": outcome.question,
+            "collection": outcome.collection,
+            "mode": outcome.mode,
+            "timings_ms": dict(outcome.timings_ms),
+            "hits": len(outcome.hits),
+            "answer_mode": outcome.answer.mode if outcome.answer else None,
+        }
+
+    def related(self, collection: str, passage: Passage, k: int = 3) -> list[tuple[Passage, float]]:
+        """Nearest passages in other documents of the collection."""
+        return self.retriever(collection).related(passage, k)
+
+    # --------------------------------------------------------- evaluation
+
+    def stored_runs(self) -> list[StoredRun]:
+        """Evaluation runs stored in ``eval/results/*.json``, unreadable files skipped."""
+        out = []
+        if not self.results_dir.is_dir():
+            return out
+        for path in sorted(self.results_dir.glob("*.json")):
+            try:
+                run = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, json.JSONDecodeError):
+                continue
+            if not isinstance(run, dict):
+                continue
+            out.append(describe_run(path, run))
+        return out
+
+    def load_run(self, path: Path | str) -> dict[str, Any]:
+        path = Path(path)
+        if path.resolve().parent != self.results_dir.resolve():
+            raise errors.RagcoreError(f"{path.name}: not a stored run")
+        return json.loads(path.read_text(encoding="utf-8"))
+
+    def gold_sets(self) -> list[Path]:
+        """Gold sets shipped with the project (``eval/*.json``, ``eval/gold/*.json``)."""
+        folder = self.results_dir.parent
+        found = sorted(folder.glob("*.json")) + sorted((folder / "gold").glob("*.json"))
+        return [p for p in found if p.is_file()]
+
+    def evaluate_goldset(
+        self,
+        gold_bytes: bytes,
+        collection: str,
+        rankers: list[str],
+        *,
+        resamples: int | None = None,
+        progress: Callable[[str], None] | None = None,
+    ) -> dict[str, Any]:
+        """Score ``rankers`` on a gold set (JSON bytes) against a loaded collection."""
+        from .evaluation import all_qrels, evaluate, load_goldset, resolve_spans, retriever_rankers
+        from .evaluation import statistics as stats
+
+        if not rankers:
+            raise errors.RagcoreError("choose at least one ranker")
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "goldset.json"
+            path.write_bytes(gold_bytes)
+            gold = load_goldset(path)
+        retriever = self.retriever(collection)
+        if not retriever.passages:
+            raise errors.RagcoreError(f"the collection {collection!r} has no passages to evaluate against")
+        resolved = resolve_spans(gold, retriever.corpus.documents)
+        qrels = all_qrels(resolved, retriever.passages, gold.unit)
+        return evaluate(
+            resolved,
+            qrels,
+            retriever_rankers(retriever, rankers, gold.unit),
+            unit=gold.unit,
+            relevant_min_grade=gold.relevant_min_grade,
+            resamples=resamples or stats.RESAMPLES,
+            settings={"source": "goldset", "name": gold.name, "collection": collection, "rankers": rankers},
+            progress=progress,
+        )
+
+    def evaluate_stored_goldset(
+        self,
+        gold_path: Path,
+        rankers: list[str],
+        chunking: str = "auto",
+        *,
+        resamples: int | None = None,
+        progress: Callable[[str], None] | None = None,
+    ) -> dict[str, Any]:
+        """Score ``rankers`` on a shipped gold set over its own corpus folder,
+        cut with ``chunking`` (vectors come from the library cache)."""
+        from .corpus import load_corpus
+        from .evaluation import all_qrels, evaluate, load_goldset, resolve_spans, retriever_rankers
+        from .evaluation import statistics as stats
+        from .retrieval import Retriever
+
+        if not rankers:
+            raise errors.RagcoreError("choose at least one ranker")
+        gold = load_goldset(gold_path)
+        if progress:
+            progress(f"loading {Path(gold.corpus).name} with {chunking} chunking")
+        corpus = load_corpus(Path(gold.corpus), chunking, self.library)
+        retriever = Retriever(
+            corpus, library=self.library, embedder=self._lazy_embedder(), reranker=self.reranker
+        )
+        if any(r != "bm25" for r in rankers):
+            if progress:
+                progress(f"dense index over {len(corpus.passages)} passages")
+            retriever.ensure_dense()
+        resolved = resolve_spans(gold, corpus.documents)
+        qrels = all_qrels(resolved, corpus.passages, gold.unit)
+        return evaluate(
+            resolved,
+            qrels,
+            retriever_rankers(retriever, rankers, gold.unit),
+            unit=gold.unit,
+            relevant_min_grade=gold.relevant_min_grade,
+            resamples=resamples or stats.RESAMPLES,
+            settings={"source": "goldset", "name": gold.name, "chunking": chunking, "rankers": rankers},
+            progress=progress,
+        )
+
+    # ------------------------------------------------------ how it works
+
+    def facts(self, collection: str) -> CollectionFacts:
+        """Live figures of ``collection`` for the "How it works" page."""
+        infos = self.documents(collection)
+        retriever = self.retriever(collection)
+        chunkings: dict[str, int] = {}
+        kinds: dict[str, int] = {}
+        for info in infos:
+            chunkings[info.chunking] = chunkings.get(info.chunking, 0) + 1
+            kinds[info.kind] = kinds.get(info.kind, 0) + 1
+        embedder = self._embedder or (retriever.embedder if retriever.dense_ready else None)
+        return CollectionFacts(
+            collection=collection,
+            documents=len(infos),
+            passages=len(retriever.passages),
+            chunkings=chunkings,
+            kinds=kinds,
+            embedding_model=getattr(embedder, "model_id", None),
+            embedding_load_s=getattr(embedder, "load_seconds", None),
+            vectors_cached=self.library.count_vectors(getattr(embedder, "model_id", None)) if embedder else 0,
+            dense_ready=retriever.dense_ready,
+            reranker_status=getattr(self.reranker, "status", "none configured"),
+            build_seconds=dict(retriever.build_seconds),
+            last_query=self.last_query
+            if self.last_query and self.last_query["collection"] == collection
+            else None,
+        )
+
+
+# ----------------------------------------------------------------- runs
+
+
+def describe_run(path: Path, run: Mapping[str, Any]) -> StoredRun:
+    """A one-line description of a stored run for the run picker."""
+    settings = run.get("settings", {}) or {}
+    name = str(settings.get("name") or path.stem)
+    if "chunkings" in run:
+        first = next(iter(run["chunkings"].values()), {})
+        questions = int(first.get("questions", {}).get("scored", 0))
+        rankers = tuple(first.get("rankers", {}))
+        title = f"{name}: chunking comparison ({', '.join(run['chunkings'])})"
+        return StoredRun(path, name, "chunkings", questions, rankers, title)
+    questions = int(run.get("questions", {}).get("scored", 0))
+    rankers = tuple(run.get("rankers", {}))
+    chunking = settings.get("chunking")
+    extra = f", {chunking} chunking" if chunking else ""
+    title = f"{name}: {questions} questions, {', '.join(rankers)}{extra}"
+    return StoredRun(path, name, "run", questions, rankers, title)
+
+
+def per_question_rows(run: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The run's per-question metrics as flat rows (one per question and ranker),
+    for a table or a CSV download."""
+    rows = []
+    for qid, block in run.get("per_question", {}).items():
+        for ranker, values in block.get("metrics", {}).items():
+            rows.append({"question": qid, "type": block.get("type", ""), "ranker": ranker, **values})
+    return rows
+
+
+def summary_rows(run: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """One row per ranker and metric: mean and 95% interval."""
+    rows = []
+    for ranker, block in run.get("rankers", {}).items():
+        for metric, value in block.get("metrics", {}).items():
+            rows.append(
+                {
+                    "ranker": ranker,
+                    "metric": metric,
+                    "mean": value.get("mean"),
+                    "ci_low": value.get("ci_low"),
+                    "ci_high": value.get("ci_high"),
+                    "n": value.get("n"),
+                }
+            )
+    return rows
+
+
+def by_type_rows(run: Mapping[str, Any], metric: str) -> list[dict[str, Any]]:
+    rows = []
+    for ranker, block in run.get("rankers", {}).items():
+        for qtype, metrics in block.get("by_type", {}).items():
+            value = metrics.get(metric)
+            if value is None:
+                continue
+            rows.append(
+                {
+                    "ranker": ranker,
+                    "type": qtype,
+                    "mean": value.get("mean"),
+                    "ci_low": value.get("ci_low"),
+                    "ci_high": value.get("ci_high"),
+                    "n": value.get("n"),
+                }
+            )
+    return rows
+
+
+# ------------------------------------------------------------------ PDFs
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"\s+", "", text).lower()
+
+
+def highlight_pdf_page(data: bytes, page_number: int, lines: list[str]) -> bytes | None:
+    """Page ``page_number`` (1-based) of a PDF as a one-page PDF, with a
+    highlight annotation over each text run that belongs to ``lines``.
+
+    Text runs and their positions come from pypdf's text visitor; a run is
+    marked when its text (white space ignored) occurs in one of the lines.
+    The page itself is copied unchanged.
+    """
+    import io
+
+    from pypdf import PdfReader, PdfWriter
+    from pypdf.annotations import Highlight
+    from pypdf.generic import ArrayObject, FloatObject
+
+    try:
+        reader = PdfReader(io.BytesIO(data), strict=False)
+        if reader.is_encrypted:
+            reader.decrypt("")
+        if not 1 <= page_number <= len(reader.pages):
+            return None
+        page = reader.pages[page_number - 1]
+        targets = [_squash(line) for line in lines if _squash(line)]
+        boxes: list[tuple[float, float, float, float]] = []
+
+        def visit(text: str, cm: list[float], tm: list[float], font_dict: Any, font_size: float) -> None:
+            piece = _squash(text)
+            if len(piece) < 2 or not any(piece in t for t in targets):
+                return
+            size = abs(font_size * (tm[3] or 1) * (cm[3] or 1)) or 10.0
+            x = tm[4] * cm[0] + cm[4]
+            y = tm[5] * cm[3] + cm[5]
+            width = 0.5 * size * len(text.rstrip())  # average glyph width for Latin text
+            boxes.append((x - 1, y - 0.25 * size, x + width + 1, y + 0.95 * size))
+
+        page.extract_text(visitor_text=visit)
+        writer = PdfWriter()
+        writer.add_page(page)
+        for x0, y0, x1, y1 in boxes:
+            quad = ArrayObject([FloatObject(v) for v in (x0, y1, x1, y1, x0, y0, x1, y0)])
+            writer.add_annotation(
+                0, Highlight(rect=(x0, y0, x1, y1), quad_points=quad, highlight_color="ffe066")
+            )
+        out = io.BytesIO()
+        writer.write(out)
+        return out.getvalue()
+    except Exception:
+        return None
+
+
+def _interim_answer(question, hits, lens="auto", env=None, **_):  # TEMPORARY
+    from types import SimpleNamespace
+
+    from .answer.extractive import extractive_answer
+    from .lenses import choose_lens, run_lens
+
+    chosen = run_lens(choose_lens(question, lens), hits)
+    return SimpleNamespace(lens=chosen, answer=extractive_answer(question, hits, chosen), notes=[])
