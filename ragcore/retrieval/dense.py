@@ -48,7 +48,7 @@ def one_blas_thread() -> Iterator[None]:
 
                     _CONTROLLER = ThreadpoolController()  # scans loaded libraries once (~0.5 ms)
                 _BLAS_LIMITER = _CONTROLLER.limit(limits=1, user_api="blas")
-            except Exception:  # noqa: BLE001 - a missing limiter only costs speed, never results
+            except Exception:  # a missing limiter only costs speed, never results
                 _BLAS_LIMITER = None
         _BLAS_DEPTH += 1
     try:
@@ -67,17 +67,20 @@ def one_blas_thread() -> Iterator[None]:
 PREFILTER_MIN_ROWS = 50_000
 # Rows rescored exactly after the prefilter: max(MIN, FACTOR * k).
 PREFILTER_MIN_CANDIDATES = 1000
-PREFILTER_FACTOR = 50
+PREFILTER_FACTOR = 10
 
 
-def _sign_codes(matrix_t: np.ndarray) -> np.ndarray:
-    """Sign bits of each column of a (dim, n) array, as (words, n) uint64, zero-padded."""
-    dim, n = matrix_t.shape
+def _sign_codes(matrix: np.ndarray) -> np.ndarray:
+    """Sign bits of each row of an (n, dim) array, as (words, n) uint64, zero-padded.
+
+    Word-major so the Hamming scan reads each word as one contiguous run.
+    """
+    n, dim = matrix.shape
     words = -(-dim // 64)
-    bits = np.zeros((words * 64, n), dtype=bool)
-    bits[:dim] = matrix_t > 0
-    packed = np.packbits(bits, axis=0)  # (words * 8, n) uint8, big-endian bit order
-    return np.ascontiguousarray(packed.T).view(np.uint64).T.copy()  # (words, n)
+    bits = np.zeros((n, words * 64), dtype=bool)
+    bits[:, :dim] = matrix > 0
+    packed = np.packbits(bits, axis=1)  # (n, words * 8) uint8, C-contiguous
+    return np.ascontiguousarray(packed.view(np.uint64).T)  # (words, n)
 
 
 class DenseIndex:
@@ -86,6 +89,11 @@ class DenseIndex:
     ``ids`` (optional) names each row, e.g. passage ids; results are row numbers.
     ``prefilter``: "exact" always scans every vector; "sign" uses the sign-bit
     prefilter; "auto" uses it from ``PREFILTER_MIN_ROWS`` rows on.
+
+    Memory: an exact index keeps one transposed float32 copy (the fast layout
+    for a full scan); a prefiltered index keeps ``vectors`` as given when they
+    are float32 and C-contiguous (rows gather fast for rescoring), plus 8 bytes
+    per 64 dimensions per row of sign bits.
     """
 
     def __init__(
@@ -102,19 +110,19 @@ class DenseIndex:
             raise ValueError(f"prefilter must be 'auto', 'exact' or 'sign', not {prefilter!r}")
         self.n, self.dim = matrix.shape
         self.ids: list[str] | None = list(ids) if ids is not None else None
-        # Transposed copy: the one layout the scan reads (see module docstring).
-        self._t = np.ascontiguousarray(matrix.T, dtype=np.float32)
         use_sign = prefilter == "sign" or (prefilter == "auto" and self.n >= PREFILTER_MIN_ROWS)
         self.prefilter = "sign" if use_sign and self.n else "exact"
-        self._codes = _sign_codes(self._t) if self.prefilter == "sign" else None
+        self._rows: np.ndarray | None = None  # (n, dim), prefiltered index
+        self._t: np.ndarray | None = None  # (dim, n), exact index
+        self._codes: np.ndarray | None = None
+        if self.prefilter == "sign":
+            self._rows = np.ascontiguousarray(matrix, dtype=np.float32)
+            self._codes = _sign_codes(self._rows)
+        else:
+            self._t = np.ascontiguousarray(matrix.T, dtype=np.float32)
 
     def __len__(self) -> int:
         return self.n
-
-    def vector(self, row: int) -> np.ndarray:
-        """Row ``row``'s vector (a copy)."""
-        self._check_row(row)
-        return self._t[:, row].copy()
 
     def _check_row(self, row: int) -> None:
         if not 0 <= row < self.n:
@@ -126,11 +134,31 @@ class DenseIndex:
             raise ValueError(f"query vector has {query.shape[0]} dimensions, the index has {self.dim}")
         return query
 
+    def vector(self, row: int) -> np.ndarray:
+        """Row ``row``'s vector (a copy)."""
+        self._check_row(row)
+        return (self._rows[row] if self._rows is not None else self._t[:, row]).copy()  # type: ignore[index]
+
+    def _scan(self, query: np.ndarray) -> np.ndarray:
+        with one_blas_thread():
+            return self._rows @ query if self._rows is not None else query @ self._t  # type: ignore[operator]
+
+    def _subset(self, query: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        with one_blas_thread():
+            if self._rows is not None:
+                return self._rows[rows] @ query
+            return query @ self._t[:, rows]  # type: ignore[index]
+
     def scores(self, query_vec: np.ndarray) -> np.ndarray:
         """Exact cosine of the query with every row, shape (n,)."""
-        query = self._query(query_vec)
-        with one_blas_thread():
-            return query @ self._t
+        return self._scan(self._query(query_vec))
+
+    def score_rows(self, query_vec: np.ndarray, rows: Sequence[int] | np.ndarray) -> np.ndarray:
+        """Exact cosine of the query with the given rows, in the order given."""
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+        if rows.size and (rows.min() < 0 or rows.max() >= self.n):
+            raise IndexError(f"rows must lie in 0..{self.n - 1}")
+        return self._subset(self._query(query_vec), rows)
 
     @staticmethod
     def _top(rows: np.ndarray, scores: np.ndarray, k: int) -> list[tuple[int, float]]:
@@ -149,21 +177,20 @@ class DenseIndex:
         k = min(k, self.n)
         if k == 0:
             return []
-        with one_blas_thread():
-            if self._codes is None:
-                return self._top(np.arange(self.n), query @ self._t, k)
-            candidates = self._prefilter(query, max(PREFILTER_MIN_CANDIDATES, PREFILTER_FACTOR * k))
-            return self._top(candidates, query @ self._t[:, candidates], k)
+        if self._codes is None:
+            return self._top(np.arange(self.n), self._scan(query), k)
+        candidates = self._prefilter(query, max(PREFILTER_MIN_CANDIDATES, PREFILTER_FACTOR * k))
+        return self._top(candidates, self._subset(query, candidates), k)
 
     def _prefilter(self, query: np.ndarray, count: int) -> np.ndarray:
         """Rows whose sign bits differ least from the query's (Hamming distance)."""
         assert self._codes is not None
         if count >= self.n:
             return np.arange(self.n)
-        code = _sign_codes(query.reshape(-1, 1))[:, 0]
+        code = _sign_codes(query.reshape(1, -1))[:, 0]
         distance = np.zeros(self.n, dtype=np.uint16)
         scratch = np.empty(self.n, dtype=np.uint64)
-        for word in range(self._codes.shape[0]):  # column-major: each word is one contiguous scan
+        for word in range(self._codes.shape[0]):  # one contiguous scan per 64-bit word
             np.bitwise_xor(self._codes[word], code[word], out=scratch)
             np.bitwise_count(scratch, out=scratch)
             distance += scratch.astype(np.uint16)
@@ -187,6 +214,5 @@ class DenseIndex:
         others = np.flatnonzero(docs != docs[row])
         if k == 0 or others.size == 0:
             return []
-        with one_blas_thread():
-            scores = (self._t[:, row] @ self._t)[others]  # one contiguous scan beats gathering columns
+        scores = self._scan(self.vector(row))[others]  # one contiguous scan beats gathering
         return self._top(others, scores, min(k, others.size))

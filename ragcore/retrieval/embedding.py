@@ -89,7 +89,7 @@ class Embedder:
                 threads=threads,
                 specific_model_path=str(self.resolved.path),
             )
-        except Exception as exc:
+        except Exception as exc:  # onnxruntime and tokenizers raise assorted types
             raise ModelError(
                 f"{spec.name}: the files in {self.resolved.path} passed their checks but did not load "
                 f"({type(exc).__name__}: {exc}). Reinstall with: {spec.install_hint} --force-reinstall"

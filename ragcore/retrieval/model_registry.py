@@ -304,7 +304,7 @@ def resolve_model_dir(spec: ModelSpec = DEFAULT_MODEL, model_dir: Path | None = 
         onnx_files = sorted(downloaded.rglob("*.onnx"))
         if not onnx_files:
             raise FileNotFoundError(f"no .onnx file in {downloaded}")
-    except Exception as exc:
+    except Exception as exc:  # any download failure means the same to the user
         raise ModelError(
             f"The embedding model is not installed: missing {', '.join(missing)}, and downloading "
             f"{spec.hub_name} failed ({type(exc).__name__}: {exc}). Run: {spec.install_hint} "

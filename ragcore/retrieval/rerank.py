@@ -127,7 +127,7 @@ class Reranker:
         started = time.perf_counter()
         try:
             encoder = load_cross_encoder(self.target, threads=self._threads)
-        except Exception as exc:  # noqa: BLE001 - any failure leaves the fused order in place
+        except Exception as exc:  # any failure leaves the fused order in place
             with self._lock:
                 self._status = f"{FAILED}: {self.target}: {exc}"
             return
@@ -169,7 +169,7 @@ class Reranker:
         try:
             with one_blas_thread():
                 return [float(s) for s in encoder.rerank(query, list(texts), batch_size=self.batch_size)]
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:  # degrade to the fused order, and say why
             with self._lock:
                 self._status = f"{FAILED}: scoring with {self.target} raised {type(exc).__name__}: {exc}"
                 self._encoder = None

@@ -67,7 +67,7 @@ def test_bad_input_is_rejected_clearly() -> None:
 
 def test_sign_codes_count_differing_signs() -> None:
     vectors = _unit_rows(7, 100)  # 100 dims: two 64-bit words, the second one padded
-    codes = dense._sign_codes(np.ascontiguousarray(vectors.T))
+    codes = dense._sign_codes(vectors)
     assert codes.shape == (2, 7) and codes.dtype == np.uint64
     for a in range(7):
         for b in range(7):
@@ -134,9 +134,22 @@ def test_related_with_names_and_edge_cases() -> None:
         index.related(0, names[:4])
 
 
-def test_vector_returns_the_row() -> None:
-    vectors = _unit_rows(4, 8)
-    np.testing.assert_array_equal(DenseIndex(vectors).vector(2), vectors[2])
+@pytest.mark.parametrize("prefilter", ["exact", "sign"])
+def test_vector_score_rows_and_related_in_both_layouts(prefilter: str) -> None:
+    vectors = _unit_rows(40, 8)
+    index = DenseIndex(vectors, prefilter=prefilter)
+    np.testing.assert_array_equal(index.vector(2), vectors[2])
+    query = _unit_rows(1, 8, seed=5)[0]
+    np.testing.assert_allclose(index.score_rows(query, [7, 3, 7]), vectors[[7, 3, 7]] @ query, atol=1e-6)
+    np.testing.assert_allclose(index.scores(query), vectors @ query, atol=1e-6)
+    with pytest.raises(IndexError, match=r"rows must lie in 0\.\.39"):
+        index.score_rows(query, [40])
+    docs = np.arange(40) // 4
+    related = index.related(9, docs, k=3)
+    assert [row for row, _ in related] == [
+        row for row, _ in DenseIndex(vectors, prefilter="exact").related(9, docs, k=3)
+    ]
+    assert all(docs[row] != docs[9] for row, _ in related)
 
 
 def test_one_blas_thread_limits_and_restores() -> None:

@@ -65,6 +65,7 @@ def _model_folder(tmp_path: Path) -> Path:
 # ------------------------------------------------------------------ the real model, offline
 
 
+@pytest.mark.slow  # loads the real model
 def test_offline_load_from_packages(offline_embedder: Embedder) -> None:
     assert offline_embedder.source == "package"
     assert offline_embedder.model_id == f"{SPEC.name}@sha256:{SPEC.files['model.onnx'][:16]}"
@@ -79,6 +80,7 @@ def test_offline_load_from_packages(offline_embedder: Embedder) -> None:
     }
 
 
+@pytest.mark.slow  # loads the real model
 def test_canonical_vector(offline_embedder: Embedder) -> None:
     vector = offline_embedder.embed_query("hello world")
     assert vector.shape == (384,) and vector.dtype == np.float32
@@ -86,6 +88,7 @@ def test_canonical_vector(offline_embedder: Embedder) -> None:
     np.testing.assert_allclose(vector[:5], HELLO_WORLD_FIRST5, atol=1e-4)
 
 
+@pytest.mark.slow  # loads the real model
 def test_similar_meaning_scores_higher(offline_embedder: Embedder) -> None:
     cats, kittens, tax = offline_embedder.embed_passages(
         ["cats are lovely", "kittens are adorable", "quarterly tax filing"]
@@ -93,6 +96,7 @@ def test_similar_meaning_scores_higher(offline_embedder: Embedder) -> None:
     assert float(cats @ kittens) > float(cats @ tax) + 0.3
 
 
+@pytest.mark.slow  # loads the real model
 def test_passages_normalised_and_batch_invariant(offline_embedder: Embedder) -> None:
     texts = [f"passage {i} about {'rain ' * i}and the sea" for i in range(11)]
     batched = offline_embedder.embed_passages(texts, batch_size=8)
@@ -104,6 +108,7 @@ def test_passages_normalised_and_batch_invariant(offline_embedder: Embedder) -> 
     np.testing.assert_allclose(offline_embedder.embed_query(texts[3]), single[3], atol=1e-5)
 
 
+@pytest.mark.slow  # loads the real model
 def test_embed_passages_edge_cases(offline_embedder: Embedder) -> None:
     assert offline_embedder.embed_passages([]).shape == (0, 384)
     with pytest.raises(TypeError, match="not one string"):
@@ -114,6 +119,7 @@ def test_embed_passages_edge_cases(offline_embedder: Embedder) -> None:
         offline_embedder.embed_passages(["ok"], batch_size=0)
 
 
+@pytest.mark.slow  # loads the real model
 def test_query_cache(offline_embedder: Embedder, monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[list[str]] = []
     original = offline_embedder._embed
@@ -131,6 +137,7 @@ def test_query_cache(offline_embedder: Embedder, monkeypatch: pytest.MonkeyPatch
     assert len(calls) == 2
 
 
+@pytest.mark.slow  # loads the real model
 def test_query_cache_is_bounded(offline_embedder: Embedder) -> None:
     small = Embedder(query_cache_size=2)  # also proves a second registration is harmless
     for text in ("one", "two", "three"):
@@ -139,6 +146,7 @@ def test_query_cache_is_bounded(offline_embedder: Embedder) -> None:
     assert small.embed_query("one") is not None and small.query_cache_misses == 4
 
 
+@pytest.mark.slow  # loads the real model
 def test_get_embedder_is_shared(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(embedding, "_EMBEDDERS", {})
     assert get_embedder() is get_embedder()
@@ -147,6 +155,7 @@ def test_get_embedder_is_shared(monkeypatch: pytest.MonkeyPatch) -> None:
 # ------------------------------------------------------------------ resolution and verification
 
 
+@pytest.mark.slow  # loads the real model
 def test_setting_folder_is_used_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     folder = _model_folder(tmp_path)
     monkeypatch.setenv("RAGCORE_MODEL_DIR", str(folder))
