@@ -75,7 +75,7 @@ _GENERIC = frozenset(
 # subject names the whole offering covers every specific promise.
 _COMMITMENTS = frozenset({"guarantee", "warranty", "promise"})
 # Wording that is absolute but rarely a risk on its own; listed after the rest.
-_WEAK = frozenset({"all", "none", "must", "will not"})
+WEAK_TERMS = frozenset({"all", "none", "must", "will not"})
 # A subject naming the whole offering makes a statement blanket.
 _BLANKET = frozenset(
     tokenize(
@@ -282,7 +282,7 @@ def risk_lens(hits: Sequence[Hit]) -> RiskLens:
     ]
     involved = {i for pair in pairs for i in pair}
     # contradictions first, then strong wording, then weak; stable within each
-    order = sorted(range(len(findings)), key=lambda i: (i not in involved, findings[i].term in _WEAK))
+    order = sorted(range(len(findings)), key=lambda i: (i not in involved, findings[i].term in WEAK_TERMS))
     new_index = {old: new for new, old in enumerate(order)}
     links: dict[int, list[int]] = {}
     for i, j in pairs:
