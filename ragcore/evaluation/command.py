@@ -166,31 +166,34 @@ def _gold_run(args: argparse.Namespace, rankers: list[str], progress) -> dict[st
         setups = {}
         resolved = None
         for chunking in COMPARED_CHUNKINGS:
-            corpus, built = build_rankers(gold.corpus, chunking, rankers, gold.unit, progress)
+            corpus, built, details = build_rankers(gold.corpus, chunking, rankers, gold.unit, progress)
             if resolved is None:
                 resolved = resolve_spans(gold, corpus.documents)
             setups[chunking] = (corpus.passages, built)
         settings = _settings(args, rankers, "compare", "goldset")
         settings["name"] = gold.name
+        settings["index"] = {k: v for k, v in details.items() if k not in ("documents", "passages")}
         return compare_chunkings(resolved, setups, settings=settings, **common)
     chunking = args.chunking or "auto"
-    corpus, built = build_rankers(gold.corpus, chunking, rankers, gold.unit, progress)
+    corpus, built, details = build_rankers(gold.corpus, chunking, rankers, gold.unit, progress)
     resolved = resolve_spans(gold, corpus.documents)
     qrels = all_qrels(resolved, corpus.passages, gold.unit)
     settings = _settings(args, rankers, chunking, "goldset")
     settings["name"] = gold.name
+    settings["index"] = details
     return evaluate(resolved, qrels, built, settings=settings, **common)
 
 
 def _beir_run(args: argparse.Namespace, rankers: list[str], progress) -> dict[str, Any]:
     beir = load_beir(args.beir)
     chunking = args.chunking or "whole"
-    corpus, built = build_rankers(args.beir, chunking, rankers, beir.unit, progress)
+    corpus, built, details = build_rankers(args.beir, chunking, rankers, beir.unit, progress)
     missing = beir.doc_ids - set(corpus.documents)
     if missing:
         progress(f"note: {len(missing)} corpus records were not loaded as documents (e.g. empty ones)")
     settings = _settings(args, rankers, chunking, "beir")
     settings["name"] = Path(args.beir).name
+    settings["index"] = details
     return evaluate(
         beir.questions,
         beir.qrels,

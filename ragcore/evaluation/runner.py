@@ -337,21 +337,39 @@ def build_rankers(
     modes: Sequence[str],
     unit: str,
     progress: Progress | None = None,
-) -> tuple[Any, dict[str, Ranker]]:
+) -> tuple[Any, dict[str, Ranker], dict[str, Any]]:
     """Load a corpus folder (documents, or a BEIR folder) under ``chunking``
-    and index it; returns (corpus, rankers)."""
-    from ..corpus import (
-        load_corpus,
-    )  # imported late: evaluation on ranked lists needs no index
+    and index it; returns (corpus, rankers, details of the index for the run's settings)."""
+    # Imported late: evaluating ranked lists needs no index.
+    from ..corpus import default_library, load_corpus
     from ..retrieval import Retriever
 
     if progress:
         progress(f"loading {corpus_dir} with {chunking} chunking")
-    corpus = load_corpus(corpus_dir, chunking=chunking)
+    library = default_library()
+    corpus = load_corpus(corpus_dir, chunking=chunking, library=library)
     if progress:
         progress(f"indexing {len(corpus.documents)} documents, {len(corpus.passages)} passages")
-    retriever = Retriever(corpus)
-    return corpus, retriever_rankers(retriever, modes, unit)
+    # The library caches passage vectors by content, so a second run embeds nothing.
+    retriever = Retriever(corpus, library=library)
+    if any(mode != "bm25" for mode in modes):
+        last = [-1]
+
+        def embedding(done: int, total: int) -> None:
+            if progress and (done - last[0] >= max(1, total // 20) or done == total):
+                last[0] = done
+                progress(f"embedding passages: {done} of {total}")
+
+        embedded = retriever.ensure_dense(progress=embedding)
+        if progress:
+            progress(f"dense index ready ({embedded} passages embedded now, the others cached)")
+    details: dict[str, Any] = {"documents": len(corpus.documents), "passages": len(corpus.passages)}
+    if any(mode != "bm25" for mode in modes):
+        details["embedding_model"] = getattr(retriever.embedder, "model_id", None)
+    fusion = getattr(retriever, "fusion", None)
+    if fusion is not None and any(mode not in ("bm25", "dense") for mode in modes):
+        details["fusion"] = {"method": fusion.method, "k": fusion.k, "weights": dict(fusion.weights)}
+    return corpus, retriever_rankers(retriever, modes, unit), details
 
 
 # ------------------------------------------------------------------ chunkings

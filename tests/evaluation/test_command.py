@@ -37,9 +37,8 @@ def fake_build(calls):
                 passages += cut(doc, [(1, 1), (2, doc.line_count)], chunking)
         if progress:
             progress("built")
-        return FakeCorpus({d.name: d for d in DOCS}, passages), retriever_rankers(
-            FakeRetriever(passages), modes, unit
-        )
+        corpus = FakeCorpus({d.name: d for d in DOCS}, passages)
+        return corpus, retriever_rankers(FakeRetriever(passages), modes, unit), {"passages": len(passages)}
 
     return build
 
@@ -169,6 +168,7 @@ def test_beir_run_is_per_document(tmp_path, calls):
     result = json.loads(out)
     assert calls[0][1:] == ("whole", ("bm25", "dense", "hybrid"), "document")
     assert result["settings"]["unit"] == "document"
+    assert result["settings"]["index"] == {"passages": 2}
     assert result["questions"] == {
         "total": 2,
         "scored": 1,
