@@ -228,17 +228,19 @@ class SpendTracker:
     or an estimate from sizes when it reports none.
     """
 
-    def __init__(self, cap_usd: float) -> None:
+    def __init__(self, cap_usd: float, spent_usd: float = 0.0) -> None:
+        """``spent_usd`` seeds the total, e.g. from ``AiLog.spent(session)``
+        when a session resumes after a restart."""
         if cap_usd < 0 or math.isnan(cap_usd):
             raise ValueError(f"RAGCORE_SPEND_CAP_USD must be 0 or more, not {cap_usd}")
         self.cap_usd = float(cap_usd)
-        self.spent_usd = 0.0
+        self.spent_usd = max(0.0, float(spent_usd))
         self.calls = 0
         self._lock = threading.Lock()
 
     @classmethod
-    def from_settings(cls) -> SpendTracker:
-        return cls(ragconfig.settings().spend_cap_usd)
+    def from_settings(cls, spent_usd: float = 0.0) -> SpendTracker:
+        return cls(ragconfig.settings().spend_cap_usd, spent_usd)
 
     @property
     def remaining_usd(self) -> float:
@@ -364,6 +366,8 @@ def call_model(
         "temperature": config.temperature,
         "max_tokens": max_tokens,
         "drop_params": True,  # a provider that lacks a parameter ignores it instead of failing
+        # No silent retries: the user waits at most timeout_s, then sees the fallback.
+        "num_retries": 0,
     }
     if config.api_key:
         kwargs["api_key"] = config.api_key

@@ -130,9 +130,8 @@ def _db_bytes(folder: Path) -> bytes:
     return b"".join(p.read_bytes() for p in folder.iterdir() if p.name.startswith("library.db"))
 
 
-def test_the_key_is_never_written_to_the_database(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
-    config = llm.find_model()
+def test_the_key_is_never_written_to_the_database(tmp_path: Path) -> None:
+    config = llm.find_model({"OPENAI_API_KEY": FAKE_KEY})
     assert config is not None and config.api_key == FAKE_KEY
     conn = sqlite3.connect(tmp_path / "library.db", isolation_level=None)
     conn.execute("PRAGMA journal_mode=WAL")

@@ -9,7 +9,6 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
@@ -230,20 +229,19 @@ def test_timeout_falls_back(litellm, config) -> None:
     assert answer.reason == "the model call to gpt-4o-mini failed (timeout after 0.05 s)"
 
 
-def test_refusal_falls_back(config) -> None:
-    def refusing(**kwargs):
-        message = SimpleNamespace(content=None, refusal="I can't help with that.")
-        return SimpleNamespace(choices=[SimpleNamespace(message=message, finish_reason="stop")], usage=None)
-
-    answer = llm.model_answer(
-        "q?",
-        make_hits(TEXTS),
-        config=config,
-        fallback=extractive,
-        spend=llm.SpendTracker(0.5),
-        completion=refusing,
-    )
+def test_refusal_falls_back(litellm, config, log) -> None:
+    refused = {
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": None, "refusal": "I can't help with that."},
+                "finish_reason": "content_filter",
+            }
+        ]
+    }
+    answer = ask(litellm, config, refused, log=log)
     assert answer.mode == "extractive" and answer.reason == "the model gpt-4o-mini refused to answer"
+    assert log.calls()[0].outcome == "refused"
 
 
 def test_no_model_or_no_passages_falls_back_without_a_call(config) -> None:
@@ -313,9 +311,11 @@ def test_spend_tracker_refuses_at_and_past_the_cap() -> None:
         llm.SpendTracker(-1)
 
 
-def test_spend_tracker_reads_the_setting(monkeypatch) -> None:
+def test_spend_tracker_reads_the_setting_and_can_resume(monkeypatch) -> None:
     monkeypatch.setenv("RAGCORE_SPEND_CAP_USD", "0.25")
     assert llm.SpendTracker.from_settings().cap_usd == 0.25
+    resumed = llm.SpendTracker.from_settings(spent_usd=0.25)
+    assert "is reached" in resumed.refusal(0.0)
 
 
 def test_spending_cap_stops_calls_past_it(litellm, config, log) -> None:
@@ -392,3 +392,22 @@ def test_validate_answer_names_the_bad_field() -> None:
 def test_partial_text_reads_only_complete_sentences() -> None:
     assert llm.partial_text('{"sentences": [{"text": "One.", "citations": [1]}, {"text": "Tw') == "One."
     assert llm.partial_text('{"sentences": [{"text": "Say \\"hi\\".", "c') == 'Say "hi".'
+
+
+def test_fallback_with_the_real_extractive_answer(litellm, config) -> None:
+    from ragcore.answer.extractive import HEADER, extractive_answer
+
+    question = "What does the Team plan cost?"
+    hits = make_hits(TEXTS)
+    answer = llm.model_answer(
+        question,
+        hits,
+        config=config,
+        fallback=lambda reason: extractive_answer(question, hits, None, reason=reason),
+        spend=llm.SpendTracker(0.5),
+        completion=functools.partial(litellm.completion, mock_response="not json"),
+    )
+    assert answer.mode == "extractive" and answer.header.startswith(HEADER + ": ")
+    assert answer.reason == "the model's reply was not valid JSON"
+    assert "$49" in answer.text and answer.citations  # the extractive answer itself is intact
+    assert json.loads(json.dumps(answer.to_json()))["reason"] == answer.reason  # ask --json can print it
