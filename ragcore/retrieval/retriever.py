@@ -111,6 +111,15 @@ class Retriever:
         self.build_seconds["embedded"] = embedded
         return embedded
 
+    def set_vectors(self, vectors: np.ndarray) -> None:
+        """Use these passage vectors (row-aligned with ``passages``) as they are."""
+        from .dense import DenseIndex
+
+        if len(vectors) != len(self.passages):
+            raise ValueError(f"{len(vectors)} vectors for {len(self.passages)} passages")
+        self._vectors = np.asarray(vectors, dtype=np.float32)
+        self._dense = DenseIndex(self._vectors)
+
     @property
     def dense_ready(self) -> bool:
         return self._dense is not None
