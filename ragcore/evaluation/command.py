@@ -109,6 +109,13 @@ def run(args: argparse.Namespace, stdout: TextIO | None = None, stderr: TextIO |
             file=err,
         )
         return 1
+    unknown = [r for r in rankers if r not in _known_modes()]
+    if unknown:
+        print(
+            f"eval: unknown ranker(s) {', '.join(unknown)}; choose from {', '.join(_known_modes())}",
+            file=err,
+        )
+        return 1
     if args.resamples < 1:
         print("eval: --resamples must be at least 1", file=err)
         return 1
@@ -139,6 +146,14 @@ def run(args: argparse.Namespace, stdout: TextIO | None = None, stderr: TextIO |
     else:
         out.write(format_run(result))
     return 0
+
+
+def _known_modes() -> tuple[str, ...]:
+    try:
+        from ..retrieval import MODES
+    except ImportError:  # retrieval not installed: accept the documented modes
+        return ("bm25", "dense", "hybrid", "widen", "rerank")
+    return tuple(MODES)
 
 
 def _settings(args: argparse.Namespace, rankers: list[str], chunking: str, kind: str) -> dict[str, Any]:

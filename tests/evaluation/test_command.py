@@ -182,5 +182,8 @@ def test_beir_run_is_per_document(tmp_path, calls):
 def test_bad_options(tmp_path, calls):
     code, _, err = run(["--gold", str(gold_file(tmp_path)), "--rankers", "bm25,bm25"])
     assert code == 1 and "once" in err
+    code, _, err = run(["--gold", str(gold_file(tmp_path)), "--rankers", "bm25,magic"])
+    assert code == 1 and "unknown ranker(s) magic" in err
+    assert calls == []  # nothing was loaded or indexed
     with pytest.raises(SystemExit):
         parse(["--gold", "a.json", "--beir", "b"])
