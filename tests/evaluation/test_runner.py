@@ -272,3 +272,45 @@ def test_compare_chunkings_maps_one_gold_set_onto_each_chunking():
         ("reverse", "coarse", "fine"),
     }
     json.dumps(result)
+
+
+def test_document_unit_run_matches_trec_eval_on_the_collapsed_rankings():
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    rng = random.Random(21)
+    questions = [Question(f"q{i}", f"text {i}") for i in range(30)]
+    docs = [f"doc{i}.md" for i in range(25)]
+    qrels = {q.id: {d: rng.choice([0, 1, 2, 3]) for d in rng.sample(docs, 5)} for q in questions}
+    passages = {
+        q.text: [RankedItem(f"{d}#{rng.randint(0, 3)}", d, 1, 2) for d in rng.choices(docs, k=40)]
+        for q in questions
+    }
+    # A ranking lists each passage once: keep the first of any repeat.
+    for text, items in passages.items():
+        unique = {}
+        for item in items:
+            unique.setdefault(item.id, item)
+        passages[text] = list(unique.values())
+    run = evaluate(questions, qrels, {"r": passages.__getitem__}, unit="document", resamples=100)
+    collapsed = {q.id: [i.id for i in collapse_to_documents(passages[q.text])] for q in questions}
+    trec_run = {qid: {d: float(100 - r) for r, d in enumerate(ranked)} for qid, ranked in collapsed.items()}
+    cut10 = {qid: {d: float(100 - r) for r, d in enumerate(ranked[:10])} for qid, ranked in collapsed.items()}
+    measures = {"ndcg_cut.10", "recall.5,10", "success.1,3,5,10"}
+    ref = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(trec_run)
+    rr = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}).evaluate(cut10)
+    names = {
+        "ndcg@10": "ndcg_cut_10",
+        "recall@5": "recall_5",
+        "recall@10": "recall_10",
+        "success@1": "success_1",
+    }
+    names |= {"success@3": "success_3", "success@5": "success_5", "success@10": "success_10"}
+    for q in questions:
+        if q.id not in run["per_question"]:
+            continue
+        ours = run["per_question"][q.id]["metrics"]["r"]
+        for metric, ref_name in names.items():
+            assert ours[metric] == pytest.approx(ref[q.id][ref_name], abs=1e-9)
+        assert ours["mrr@10"] == pytest.approx(rr[q.id]["recip_rank"], abs=1e-9)
+    scored = list(run["per_question"])
+    mean_ndcg = np.mean([ref[q]["ndcg_cut_10"] for q in scored])
+    assert run["rankers"]["r"]["metrics"]["ndcg@10"]["mean"] == pytest.approx(mean_ndcg, abs=1e-9)
