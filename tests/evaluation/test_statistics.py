@@ -127,6 +127,17 @@ def test_sign_flip_test_monte_carlo_agrees_with_a_t_test_on_large_samples():
 
 def test_sign_flip_test_of_no_difference_is_one():
     assert st.sign_flip_test(np.zeros(30)) == 1.0
+    assert st.sign_flip_test(np.r_[np.zeros(39), 0.5]) == 1.0
+
+
+def test_sign_flip_test_is_exact_when_few_questions_differ():
+    # 200 questions, 9 of them differ: 2^9 patterns, enumerated exactly.
+    nonzero = np.array([0.5, 0.25, 1.0, 0.2, -0.1, 0.3, 0.5, 0.4, -0.05])
+    d = np.r_[nonzero, np.zeros(191)]
+    observed = abs(nonzero.sum())
+    patterns = itertools.product([1, -1], repeat=nonzero.size)
+    extreme = sum(abs((nonzero * s).sum()) >= observed - 1e-12 for s in patterns)
+    assert st.sign_flip_test(d, resamples=1000) == pytest.approx(extreme / 2**nonzero.size)
 
 
 def test_cohens_dz():
