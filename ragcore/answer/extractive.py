@@ -39,6 +39,7 @@ MAX_SENTENCES = 6
 TOP_PASSAGES = 5  # passages searched for answer sentences
 PER_PASSAGE = 2  # sentences taken from one passage at most
 QUOTE_CHARS = 180  # longest source sentence quoted whole
+SHOWN_DISAGREEMENTS = 3  # conflicts / contradictions spelled out; the lens lists them all
 
 # Words a question is made of that say nothing about its topic.
 _QUESTION_WORDS = content_words(
@@ -136,7 +137,7 @@ def _period_text(period: str | None) -> str:
 def _money_sentences(lens: Lens, cites: _Citations, budget: int) -> list[AnswerSentence]:
     out: list[AnswerSentence] = []
     used_lines: set[tuple[str, int, int]] = set()
-    for conflict in lens.conflicts:
+    for conflict in lens.conflicts[:SHOWN_DISAGREEMENTS]:
         if len(out) >= budget:
             break
         parts, numbers = [], []
@@ -174,7 +175,7 @@ def _risk_sentences(lens: Lens, cites: _Citations, budget: int) -> list[AnswerSe
     out: list[AnswerSentence] = []
     used: set[int] = set()
     findings = lens.findings
-    for i, j in lens.contradictions:
+    for i, j in lens.contradictions[:SHOWN_DISAGREEMENTS]:
         if len(out) >= budget:
             break
         a, b = findings[i], findings[j]

@@ -130,17 +130,6 @@ _NOT_AMOUNT_AFTER = re.compile(r"%|\s?percent\b|\.\d|[-–:]\d|\s?(?:am|pm)\b", 
 _PRICE_LEVEL = re.compile(r"\b(?:in|constant|real|nominal|current|today's)\s+$", re.IGNORECASE)
 
 
-def _parse_number(text: str) -> float:
-    if re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", text):
-        return float(text.replace(",", ""))
-    return float(text.replace(",", ""))
-
-
-def _multiplier(m: re.Match, g: str) -> float:
-    word = m.group(f"{g}s") or m.group(f"{g}w")
-    return _MULTIPLIERS[word.lower()] if word else 1.0
-
-
 # --------------------------------------------------------------------------
 # 2. Units and periods
 
@@ -321,6 +310,8 @@ _LINKS = _wordset(
     sets set goes go sells sell sold pay pays paid quoted quote quotes offered offer offers
     listed list totals totalled amounts equals earn earns earned spend spends spent
     receive receives received get gets got save saves raise raised generate generates
+    stays stay remain remains remained moves moved rises rose increases increased
+    drops dropped falls fell changes changed becomes became lowered cut
     extra additional mere whopping flat fixed low lower higher just only
     we you they i us them he she
     = : - – — ( ~ ≈ ' “ ” ‘ ’"""
@@ -332,6 +323,15 @@ _STOP = (
     not no nor both either neither which who whom whose where there here
     plus minus including includes include excluding annually dollars dollar euros euro cents""")
 )
+# A phrase made only of these says nothing about what is priced ("the correct
+# list price is $999"), nor does one ending in a word for money itself.
+_ADJECTIVES = _wordset(
+    """correct current new old official actual final effective right wrong best usual normal
+    full real true exact same standard regular special introductory discounted net gross
+    base average typical quoted agreed approved proposed draft corrected revised updated
+    original initial written"""
+)
+_JUNK_HEADS = _wordset("period figure figures amount amounts number numbers example total value sum money")
 # Head nouns that name what a customer buys; a sentence's plan wins over a
 # bare quantity ("5 users for $20") or a pronoun ("it is priced at $6").
 _PLAN_NOUNS = _wordset("plan plans tier tiers package packages edition editions subscription bundle license")
@@ -370,22 +370,28 @@ def _clean_word(w: str) -> str:
     return w[:-2] if w.endswith("'s") else w.rstrip(".")
 
 
-def _noun_phrase_before(prefix: str) -> tuple[list[str], bool]:
-    """The noun phrase nearest the end of ``prefix``, and whether a number
-    directly precedes it (then it is a quantity, not what is priced)."""
+def _noun_phrase_before(prefix: str) -> tuple[list[str], bool, bool]:
+    """The noun phrase nearest the end of ``prefix``; whether a number directly
+    precedes it (then it is a quantity, not what is priced); and whether it is
+    a proper name (every word capitalised, e.g. a customer)."""
     toks = _tokens(prefix)
     i = len(toks) - 1
     while i >= 0 and (_clean_word(toks[i]) in _LINKS or _clean_word(toks[i]) in _DETERMINERS):
         i -= 1
     phrase: list[str] = []
+    original: list[str] = []
     while i >= 0 and len(phrase) < 5:
         w = _clean_word(toks[i])
         if w in _STOP or not w[:1].isalpha():
             break
         phrase.insert(0, w)
+        original.insert(0, toks[i])
         i -= 1
     quantity = i >= 0 and toks[i][:1].isdigit()
-    return phrase, quantity
+    if all(w in _ADJECTIVES for w in phrase) or (phrase and phrase[-1] in _JUNK_HEADS):
+        return [], quantity, False
+    proper = bool(original) and i >= 0 and all(t[:1].isupper() for t in original)
+    return phrase, quantity, proper
 
 
 def _plan_phrase(text: str) -> list[str]:
@@ -417,20 +423,6 @@ def _plan_phrase_after(text: str, window: int = 8) -> list[str]:
     return []
 
 
-def _first_noun_phrase(text: str) -> list[str]:
-    phrase: list[str] = []
-    for tok in _tokens(text):
-        w = _clean_word(tok)
-        if w in _STOP or not w[:1].isalpha():
-            if phrase:
-                break
-            continue
-        phrase.append(w)
-        if len(phrase) == 5:
-            break
-    return phrase
-
-
 def subject_key(subject: str) -> str:
     """Comparison key of a subject: stemmed content words without plan filler,
     so "Pro plan" and "pro" meet, and "lowest subscription tier" meets "lowest tier"."""
@@ -441,14 +433,17 @@ def subject_key(subject: str) -> str:
     return f"{key} | {billing}" if billing else key
 
 
-def _billing_term(text: str, anchor: int) -> str | None:
-    """The billing term stated in ``text`` nearest offset ``anchor``."""
+def _billing_term(text: str, seg_start: int, seg_end: int, start: int, stop: int) -> str | None:
+    """The billing term stated in ``text[seg_start:seg_end]`` nearest the
+    amount at ``start``-``stop`` (measured from the amount's near edge)."""
     best: tuple[int, str] | None = None
+    segment = text[seg_start:seg_end]
     for pattern, term in ((_BILLING_MONTHLY, "monthly"), (_BILLING_ANNUAL, "annually")):
-        for m in pattern.finditer(text):
-            dist = min(abs(m.start() - anchor), abs(m.end() - anchor))
+        for m in pattern.finditer(segment):
+            a, b = seg_start + m.start(), seg_start + m.end()
+            dist = a - stop if a >= stop else start - b if b <= start else 0
             if best is None or dist < best[0]:
-                best = (dist, term)
+                best = (max(dist, 0), term)
     return best[1] if best else None
 
 
@@ -572,10 +567,6 @@ class FigureMatch:
     billing: str | None  # "monthly" | "annually" when the text states a billing term
     phrase_start: int  # the surrounding phrase (sentence or table row)
     phrase_end: int
-
-    @property
-    def key(self) -> tuple[str, float]:
-        return self.currency, round(self.amount, 4)
 
 
 @dataclass(frozen=True)
@@ -721,16 +712,22 @@ def _parse_amount(m: re.Match) -> tuple[float, str, int, str] | None:
     return amount, currency, num_end, form
 
 
-def extract_figures(text: str) -> list[FigureMatch]:
-    """Every currency amount in ``text`` with its period, subject and phrase.
+@dataclass
+class _Amount:
+    """Pass one: an amount, its range partner, its period and where it stops."""
 
-    Percentages, plain numbers, dates, phone and version numbers are not
-    figures. Offsets are into ``text``.
-    """
-    spans = sentence_spans(text)
-    found: list[FigureMatch] = []
-    # (end offset incl. period, sentence start, subject base) of the previous amount
-    prev: tuple[int, int, str] | None = None
+    values: list[tuple[float, int, int]]  # (amount, start, end); two for "$10-20"
+    currency: str
+    start: int
+    end: int  # end of the amount (and range)
+    stop: int  # end of the amount with its unit/period
+    period: str | None
+    line: tuple[int, int]
+    sentence: tuple[int, int]
+
+
+def _find_amounts(text: str, spans: list[tuple[int, int]]) -> list[_Amount]:
+    out: list[_Amount] = []
     for m in _AMOUNT.finditer(text):
         parsed = _parse_amount(m)
         if parsed is None:
@@ -739,9 +736,9 @@ def extract_figures(text: str) -> list[FigureMatch]:
         rng = _RANGE_TAIL.match(text, num_end) if form in ("symbol", "code") else None
         if rng is None and _NOT_AMOUNT_AFTER.match(text, num_end):
             continue  # 5%, a version 1.2.3, a time 5:30, a date 2021-01
-        year_like = form == "word" and re.fullmatch(r"(?:1[89]|20)\d\d", m.group("n3"))
+        year_like = form in ("word", "after") and re.fullmatch(r"(?:1[89]|20)\d\d", m.group("n3"))
         if year_like and _PRICE_LEVEL.search(text[max(0, m.start() - 20) : m.start()]):
-            continue  # "in 2021 dollars" names a price level
+            continue  # "in 2021 dollars" names a price level, not an amount
         values = [(amount, m.start(), m.end())]
         end = m.end()
         if rng is not None:
@@ -751,59 +748,68 @@ def extract_figures(text: str) -> list[FigureMatch]:
             second = float(rng.group("n").replace(",", "")) * (_MULTIPLIERS[mult.lower()] if mult else 1.0)
             values.append((second, rng.start("n"), rng.end()))
             end = rng.end()
-
-        line_start, line_end = line_bounds(text, m.start())
-        period, period_end = _read_period(text, end, line_end)
-        sentence = sentence_at(spans, m.start(), (line_start, line_end))
+        line = line_bounds(text, m.start())
+        period, period_end = _read_period(text, end, line[1])
+        sentence = sentence_at(spans, m.start(), line)
         if period is None:
-            period = _period_before(text[max(sentence[0], line_start) : m.start()])
+            period = _period_before(text[max(sentence[0], line[0]) : m.start()])
+        out.append(
+            _Amount(values, currency.upper(), m.start(), end, max(period_end, end), period, line, sentence)
+        )
+    return out
 
-        table = _table_context(text, line_start, m.start())
+
+def _prose_subject(text: str, amt: _Amount, segment_start: int) -> str:
+    """What an amount in running text prices: the noun phrase before it, or
+    the sentence's plan when that phrase is a pronoun, a quantity or a name."""
+    np_words, quantity, proper = _noun_phrase_before(text[segment_start : amt.start])
+    before = text[amt.sentence[0] : amt.start]
+    if not np_words or quantity or proper or np_words[-1] in _PRONOUNS:
+        kept = np_words if np_words and np_words[-1] not in _PRONOUNS else []
+        np_words = _plan_phrase(before) or _plan_phrase_after(text[amt.end : amt.sentence[1]]) or kept
+    return _normalise_phrase([w for w in np_words if w not in _PRONOUNS])
+
+
+def extract_figures(text: str) -> list[FigureMatch]:
+    """Every currency amount in ``text`` with its period, subject and phrase.
+
+    Percentages, plain numbers, dates, phone and version numbers are not
+    figures. Offsets are into ``text``.
+    """
+    spans = sentence_spans(text)
+    amounts = _find_amounts(text, spans)
+    found: list[FigureMatch] = []
+    prev_base, prev_billing = "", None
+    for k, amt in enumerate(amounts):
+        prev = amounts[k - 1] if k and amounts[k - 1].sentence == amt.sentence else None
+        nxt = amounts[k + 1] if k + 1 < len(amounts) and amounts[k + 1].sentence == amt.sentence else None
+        table = _table_context(text, amt.line[0], amt.start)
+        period = amt.period
         if table is not None:
             base, billing, table_period = _table_subject(*table)
             period = period or table_period
-            phrase = (line_start, line_end)
-            while phrase[0] < phrase[1] and text[phrase[0]].isspace():
-                phrase = (phrase[0] + 1, phrase[1])
+            start = amt.line[0]
+            while start < amt.line[1] and text[start].isspace():
+                start += 1
+            phrase = (start, amt.line[1])
         else:
-            same_sentence = prev is not None and prev[1] == sentence[0]
-            seg_start = prev[0] if same_sentence and prev else sentence[0]
-            between = text[seg_start : m.start()] if seg_start <= m.start() else ""
-            if same_sentence and prev and _CONTINUATION.fullmatch(between):
-                base = prev[2]  # "$48 for the full year or $4 per month": one subject
-            else:
-                np_words, quantity = _noun_phrase_before(between)
-                if not np_words or quantity or np_words[-1] in _PRONOUNS:
-                    before = text[sentence[0] : m.start()]
-                    kept = np_words if np_words and np_words[-1] not in _PRONOUNS else []
-                    np_words = (
-                        _plan_phrase(before)
-                        or kept
-                        or _plan_phrase_after(text[m.end() : sentence[1]])
-                        or _first_noun_phrase(before)
-                    )
-                base = _normalise_phrase([w for w in np_words if w not in _PRONOUNS])
-            billing = _billing_term(text[sentence[0] : sentence[1]], m.start() - sentence[0])
-            phrase = phrase_bounds(text, sentence, m.start())
+            # the amount's own stretch of the sentence: from the previous amount to the next
+            seg_start = prev.stop if prev else amt.sentence[0]
+            seg_end = nxt.start if nxt else amt.sentence[1]
+            continuation = prev is not None and _CONTINUATION.fullmatch(text[seg_start : amt.start])
+            # "$48 for the full year or $4 per month": one subject for both
+            base = prev_base if continuation else _prose_subject(text, amt, seg_start)
+            billing = _billing_term(text, seg_start, seg_end, amt.start, amt.stop)
+            if billing is None and continuation:
+                billing = prev_billing
+            phrase = phrase_bounds(text, amt.sentence, amt.start)
         subject = f"{base} / billed {billing}" if billing and base else base
-        stop = max(period_end, end)
-        raw = text[m.start() : stop].strip()
-        for value, a, b in values:
+        raw = text[amt.start : amt.stop].strip()
+        for value, a, b in amt.values:
             found.append(
-                FigureMatch(
-                    value,
-                    currency.upper(),
-                    period,
-                    raw,
-                    a,
-                    b,
-                    subject,
-                    billing,
-                    phrase[0],
-                    phrase[1],
-                )
+                FigureMatch(value, amt.currency, period, raw, a, b, subject, billing, phrase[0], phrase[1])
             )
-        prev = (stop, sentence[0], base)
+        prev_base, prev_billing = base, billing
     return found
 
 
@@ -877,34 +883,54 @@ def money_lens(hits: Sequence[Hit]) -> MoneyLens:
     return MoneyLens(tuple(figures), tuple(conflicts))
 
 
-def _conflicts(mentions: list[Mention]) -> list[Conflict]:
-    """Two or more amounts for one subject and currency whose periods agree
-    where stated; a mention without a period is compared with every period."""
-    by_subject: dict[tuple[str, str], list[Mention]] = {}
+def _disagree(mentions: list[Mention]) -> bool:
+    """Two different amounts stated in different places. Two amounts in one
+    sentence ("raised from $999 to $1,199", "$10-20") are a change or a
+    range, not sources disagreeing."""
+    seen: dict[tuple[str, int, str], set[float]] = {}
     for m in mentions:
-        if m.subject:
-            by_subject.setdefault((m.currency, subject_key(m.subject)), []).append(m)
+        seen.setdefault((m.doc, m.first_line, m.text), set()).add(round(m.amount, 4))
+    places = list(seen.values())
+    return any(a != b for i, p in enumerate(places) for q in places[i + 1 :] for a in p for b in q)
+
+
+def _implied_billing(m: Mention) -> str:
+    """The billing term of a mention: as stated, else the one its period
+    implies (a yearly price is billed annually, anything else monthly)."""
+    _, billing = _base_and_billing(m.subject)
+    if billing:
+        return billing
+    return "annually" if m.period and "year" in m.period.split("/") else "monthly"
+
+
+def _conflicts(mentions: list[Mention]) -> list[Conflict]:
+    """Two or more amounts for one subject, billing term and currency whose
+    periods agree where stated; a mention without a period is compared with
+    every period, one without a billing term takes the term its period
+    implies. The two amounts must be stated in different sentences."""
+    by_subject: dict[tuple[str, str, str], list[Mention]] = {}
+    for m in mentions:
+        base, _ = _base_and_billing(m.subject)
+        if base:
+            by_subject.setdefault((m.currency, subject_key(base), _implied_billing(m)), []).append(m)
     out: list[Conflict] = []
     seen: set[tuple] = set()
-    for (currency, _), group in by_subject.items():
+    for (currency, key, billing), group in by_subject.items():
         periods = list(dict.fromkeys(m.period for m in group if m.period))
         parts = (
             [(p, [m for m in group if m.period in (p, None)]) for p in periods]
             if periods
             else [(None, group)]
         )
+        stated = any(_base_and_billing(m.subject)[1] for m in group)
+        subject = _base_and_billing(group[0].subject)[0] + (f" / billed {billing}" if stated else "")
         for period, part in parts:
             amounts = tuple(dict.fromkeys(round(m.amount, 4) for m in part))
-            if len(amounts) < 2:
+            if len(amounts) < 2 or not _disagree(part):
                 continue
-            sig = (
-                currency,
-                subject_key(part[0].subject),
-                amounts,
-                tuple(m.offset for m in part),
-            )
+            sig = (currency, key, billing, amounts, tuple(m.offset for m in part))
             if sig in seen:
                 continue
             seen.add(sig)
-            out.append(Conflict(part[0].subject, currency, period, amounts, tuple(part)))
+            out.append(Conflict(subject, currency, period, amounts, tuple(part)))
     return out

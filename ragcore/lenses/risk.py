@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from ragcore.lenses.spans import collapse, line_bounds, passage_lines, phrase_bounds, sentence_at
 from ragcore.records import Hit
@@ -56,7 +57,7 @@ _NEGATORS = frozenset(
     re.split(
         r"\s+",
         "no not never without nor neither cannot can't don't doesn't didn't isn't aren't wasn't won't "
-        "shouldn't wouldn't couldn't",
+        "shouldn't wouldn't couldn't disclaim disclaims disclaimed",
     )
 )
 _TERMINATORS = frozenset({"and", "but", "however", "although", "though"})
@@ -226,8 +227,9 @@ def find_absolutes(text: str) -> list[TermMatch]:
     return out
 
 
-def _subject_words(subject: str) -> set[str]:
-    return {t for t in tokenize(subject) if t not in _GENERIC and not t[:1].isdigit()}
+@lru_cache(maxsize=4096)
+def _subject_words(subject: str) -> frozenset[str]:
+    return frozenset(t for t in tokenize(subject) if t not in _GENERIC and not t[:1].isdigit())
 
 
 def contradict(a: Finding, b: Finding) -> bool:
@@ -236,6 +238,8 @@ def contradict(a: Finding, b: Finding) -> bool:
     other."""
     if a.term != b.term or a.polarity == b.polarity:
         return False
+    if (a.doc, a.first_line, a.phrase) == (b.doc, b.first_line, b.phrase):
+        return False  # one sentence qualifying itself is not two sources disagreeing
     wa, wb = _subject_words(a.subject), _subject_words(b.subject)
     if wa & wb:
         return True

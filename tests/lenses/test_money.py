@@ -64,6 +64,7 @@ FIGURE_CASES = [
     ("We target 99.99% uptime.", []),
     ("Set $HOME and $PATH first.", []),
     ("In 2021 dollars, prices rose.", []),
+    ("Measured in constant 2015 USD.", []),
     ("Logged at USD 2021-01-08.", []),
     ("See section 3.2 of the agreement.", []),
     ("Tagged $5.2.1 in the changelog.", []),
@@ -120,6 +121,16 @@ SUBJECT_CASES = [
     # a bare quantity is not what is priced
     ("The Team plan includes 5 users for $20.", ["team plan"]),
     ("Pro costs $20 and Business costs $50.", ["pro", "business"]),
+    # a customer's name is not what is priced: the plan the sentence names is
+    ("We quoted the Business plan to Acme Freight at $1,199 per month.", ["business plan"]),
+    # adjectives alone, or a word for money itself, name nothing
+    ("He confirmed that the correct list price is $999 per month.", [""]),
+    ("Always write the period: $999/month.", [""]),
+    # each amount takes the billing term of its own stretch of the sentence
+    (
+        "The Max plan stays at $90 per month, and $900 per year on annual billing.",
+        ["max plan", "max plan / billed annually"],
+    ),
 ]
 
 
@@ -218,6 +229,36 @@ def test_missing_period_is_compared_with_a_stated_one(make_hits) -> None:
     (conflict,) = money_lens(hits).conflicts
     assert conflict.amounts == (20, 25)
     assert conflict.period == "month"
+
+
+def test_a_change_within_one_sentence_is_not_a_conflict(make_hits) -> None:
+    hits = make_hits({"a.md": "We proposed to raise the Pro plan from $20 per month to $25 per month.\n"})
+    lens = money_lens(hits)
+    assert [f.amount for f in lens.figures] == [20, 25]
+    assert not lens.conflicts
+
+
+def test_the_changed_price_stated_elsewhere_is_a_conflict(make_hits) -> None:
+    hits = make_hits(
+        {
+            "minutes.md": "We proposed to raise the Pro plan from $20 per month to $25 per month.\n",
+            "quote.md": "The Pro plan was quoted at $25 per month.\n",
+            "pricing.md": "The Pro plan is $20/month on monthly billing.\n",
+        }
+    )
+    (conflict,) = money_lens(hits).conflicts
+    assert conflict.amounts == (20, 25)
+    assert (
+        conflict.subject == "pro plan / billed monthly"
+    )  # no stated term is taken as monthly for a monthly price
+    assert set(conflict.docs) == {"minutes.md", "quote.md", "pricing.md"}
+
+
+def test_unstated_billing_is_not_compared_with_annual_billing(make_hits) -> None:
+    hits = make_hits(
+        {"a.md": "The Pro plan is $20 per month.\n\nThe Pro plan is $16 per month, billed annually.\n"}
+    )
+    assert not money_lens(hits).conflicts
 
 
 def test_per_user_and_flat_prices_are_not_compared(make_hits) -> None:
