@@ -22,8 +22,11 @@ Chinchor 1998):
    ("if you pay monthly", "annual billing") is part of the subject, so a
    monthly and an annual price of one tier are two subjects, not a conflict.
 4. Key figures on (currency, amount): "$999" and "$999/month" are one figure
-   with two mentions. A conflict is two or more amounts for one subject
-   (same currency) whose periods agree where both are stated.
+   with two mentions. A conflict is two or more amounts for one subject and
+   billing term (same currency), stated in different sentences, whose periods
+   agree where both are stated. A price without a billing term takes the term
+   its period implies (per year: annual; otherwise monthly); a change within
+   one sentence ("from $999 to $1,199") is not a conflict.
 """
 
 from __future__ import annotations
@@ -464,34 +467,41 @@ def _cells(line: str) -> list[str]:
     return [_MARKUP.sub(" ", c).strip() for c in s.split("|")]
 
 
+def _table_headers(text: str) -> dict[int, list[str]]:
+    """Header cells of every Markdown table row below a separator row, keyed
+    by the row's line start (one pass, so long tables stay linear)."""
+    headers: dict[int, list[str]] = {}
+    if "|" not in text:
+        return headers
+    header: list[str] | None = None
+    previous: str | None = None  # the line before, when it is a table row
+    pos = 0
+    for line in text.split("\n"):
+        if _SEPARATOR.match(line) and "-" in line:
+            header = _cells(previous) if previous is not None else None
+            previous = None
+        elif _is_table_row(line):
+            if header is not None:
+                headers[pos] = header
+            previous = line
+        else:
+            header, previous = None, None
+        pos += len(line) + 1
+    return headers
+
+
 def _table_context(
-    text: str, line_start: int, offset: int
+    text: str, line: tuple[int, int], offset: int, headers: dict[int, list[str]]
 ) -> tuple[str | None, str | None, str | None] | None:
     """(row label, column header, first header cell) for an offset in a table
     row, or None when the line is not a table row."""
-    line_end = text.find("\n", line_start)
-    line_end = len(text) if line_end < 0 else line_end
-    line = text[line_start:line_end]
-    if not _is_table_row(line):
+    row_text = text[line[0] : line[1]]
+    if not _is_table_row(row_text):
         return None
-    # walk up to the separator row; the header is the line above it
-    lines_above: list[str] = []
-    pos = line_start
-    while pos > 0:
-        prev_start = text.rfind("\n", 0, pos - 1) + 1
-        prev = text[prev_start : pos - 1]
-        if not (_is_table_row(prev) or _SEPARATOR.match(prev)):
-            break
-        lines_above.insert(0, prev)
-        pos = prev_start
-    header: list[str] = []
-    for k, ln in enumerate(lines_above):
-        if _SEPARATOR.match(ln) and k > 0:
-            header = _cells(lines_above[k - 1])
-            break
-    row = _cells(line)
-    stripped_lead = len(line) - len(line.lstrip())
-    col = line.count("|", 0, offset - line_start) - (1 if line[stripped_lead:].startswith("|") else 0)
+    header = headers.get(line[0], [])
+    row = _cells(row_text)
+    stripped_lead = len(row_text) - len(row_text.lstrip())
+    col = row_text.count("|", 0, offset - line[0]) - (1 if row_text[stripped_lead:].startswith("|") else 0)
     row_label = row[0] if col > 0 and row and row[0] else None
     col_header = header[col] if 0 <= col < len(header) and header[col] else None
     first_header = header[0] if header else None
@@ -778,12 +788,13 @@ def extract_figures(text: str) -> list[FigureMatch]:
     """
     spans = sentence_spans(text)
     amounts = _find_amounts(text, spans)
+    headers = _table_headers(text) if amounts else {}
     found: list[FigureMatch] = []
     prev_base, prev_billing = "", None
     for k, amt in enumerate(amounts):
         prev = amounts[k - 1] if k and amounts[k - 1].sentence == amt.sentence else None
         nxt = amounts[k + 1] if k + 1 < len(amounts) and amounts[k + 1].sentence == amt.sentence else None
-        table = _table_context(text, amt.line[0], amt.start)
+        table = _table_context(text, amt.line, amt.start, headers)
         period = amt.period
         if table is not None:
             base, billing, table_period = _table_subject(*table)

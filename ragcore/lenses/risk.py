@@ -50,7 +50,7 @@ _TERM = re.compile(
 _ALL_IDIOM_BEFORE = re.compile(
     r"\b(?:at|after|above|first\s+of|all\s+in|once\s+and\s+for)\s+$", re.IGNORECASE
 )
-_ALL_IDIOM_AFTER = re.compile(r"^\s+(?:right|but|of\s+a\s+sudden|in\s+all)\b", re.IGNORECASE)
+_ALL_IDIOM_AFTER = re.compile(r"\s+(?:right|but|of\s+a\s+sudden|in\s+all)\b", re.IGNORECASE)
 
 # NegEx-style triggers that negate an absolute a few words later.
 _NEGATORS = frozenset(
@@ -196,7 +196,7 @@ def find_absolutes(text: str) -> list[TermMatch]:
         family, polarity, _ = _TERMS[index]
         if family == "all" and (
             _ALL_IDIOM_BEFORE.search(text[max(0, m.start() - 20) : m.start()])
-            or _ALL_IDIOM_AFTER.match(text[m.end() :])
+            or _ALL_IDIOM_AFTER.match(text, m.end())
         ):
             continue
         line = line_bounds(text, m.start())

@@ -7,6 +7,8 @@ text is ``first_line`` plus the line breaks before ``i``.
 
 from __future__ import annotations
 
+import bisect
+
 from ragcore.records import Passage
 
 # Long sentences are cut to a window around the match so a phrase stays readable.
@@ -21,8 +23,11 @@ def line_bounds(text: str, offset: int) -> tuple[int, int]:
 
 
 def sentence_at(spans: list[tuple[int, int]], offset: int, fallback: tuple[int, int]) -> tuple[int, int]:
-    """The span holding ``offset``, or ``fallback``."""
-    return next(((a, b) for a, b in spans if a <= offset < b), fallback)
+    """The span holding ``offset`` (spans sorted and disjoint), or ``fallback``."""
+    i = bisect.bisect_right(spans, offset, key=lambda span: span[0]) - 1
+    if i >= 0 and spans[i][0] <= offset < spans[i][1]:
+        return spans[i]
+    return fallback
 
 
 def phrase_bounds(text: str, span: tuple[int, int], offset: int, limit: int = MAX_PHRASE) -> tuple[int, int]:
