@@ -25,11 +25,17 @@ st.set_page_config(page_title="ragcore", page_icon=":material/plagiarism:", layo
 
 from pages import _ui as ui  # noqa: E402 - after set_page_config, which must come first
 
+# URL paths differ from the file names on purpose: with a pages/ folder beside
+# the entry point, Streamlit's first run of a process (and every AppTest run)
+# also registers each file under its own name; a URL equal to a file name
+# would then run that page without this frame.
 PAGES = [
-    st.Page("pages/ask.py", title="Ask", icon=":material/question_answer:", default=True),
-    st.Page("pages/library.py", title="Library", icon=":material/folder_open:"),
-    st.Page("pages/evaluation.py", title="Evaluation", icon=":material/monitoring:"),
-    st.Page("pages/how_it_works.py", title="How it works", icon=":material/schema:"),
+    st.Page(
+        "pages/ask.py", title="Ask", icon=":material/question_answer:", default=True, url_path="question"
+    ),
+    st.Page("pages/library.py", title="Library", icon=":material/folder_open:", url_path="documents"),
+    st.Page("pages/evaluation.py", title="Evaluation", icon=":material/monitoring:", url_path="evaluate"),
+    st.Page("pages/how_it_works.py", title="How it works", icon=":material/schema:", url_path="how-it-works"),
 ]
 
 
@@ -44,7 +50,6 @@ def sidebar() -> None:
     ws = ui.workspace()
     choices = ws.collection_choices(ui.session_id())
     with st.sidebar:
-        st.markdown("### ragcore")
         label = st.radio("Collection", list(choices), key="collection-label")
         st.session_state["collection"] = choices[label]
         st.selectbox(
@@ -61,4 +66,7 @@ def sidebar() -> None:
 
 navigation = st.navigation(PAGES)
 sidebar()
-navigation.run()
+try:
+    navigation.run()
+finally:
+    ui.warm_up()  # after the page has painted (also when it stopped early)

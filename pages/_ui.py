@@ -57,16 +57,26 @@ CSS = """
 
 @st.cache_resource(show_spinner=False)
 def _workspace(home: str) -> Workspace:
-    workspace = Workspace(Path(home))
-    # Load the demo, the model and the demo's dense index in the background so
-    # the first page paints at once and the first question finds them ready.
-    threading.Thread(target=_warm, args=(workspace,), name="ragcore-warm-up", daemon=True).start()
-    return workspace
+    return Workspace(Path(home))
 
 
-def _warm(workspace: Workspace) -> None:
+_WARM_LOCK = threading.Lock()
+
+
+def warm_up() -> None:
+    """Load the model and the demo's dense index in a background thread, once
+    per process; called after the first page has painted, so the first
+    question finds them ready."""
+    ws = workspace()
+    with _WARM_LOCK:
+        if ws.warm_thread is None:
+            ws.warm_thread = threading.Thread(target=_warm, args=(ws,), name="ragcore-warm-up", daemon=True)
+            ws.warm_thread.start()
+
+
+def _warm(ws: Workspace) -> None:
     try:
-        workspace.warm_up()
+        ws.warm_up()
     except Exception:
         pass
 

@@ -121,14 +121,12 @@ if outcome is not None:
     else:
         answer = outcome.answer
         st.divider()
-        head, badge = st.columns([5, 2], vertical_alignment="center")
+        head, badge = st.columns([5, 1], vertical_alignment="center")
         head.subheader("Answer")
         if answer.mode == "model":
-            badge.badge(f"Written by {answer.model}", icon=":material/smart_toy:", color="violet")
+            badge.badge(f"Model: {answer.model}", icon=":material/smart_toy:", color="violet")
         else:
-            badge.badge(
-                "Extractive: sentences quoted from the passages", icon=":material/format_quote:", color="gray"
-            )
+            badge.badge("Extractive", icon=":material/format_quote:", color="gray")
         st.caption(
             answer.header
             + (f" · {answer.reason}" if answer.reason and answer.reason not in answer.header else "")
@@ -146,20 +144,19 @@ if outcome is not None:
             cols[2].metric("Citations removed", len(checks.get("removed_citations", [])))
 
         if answer.citations:
-            st.markdown("**Citations**")
-            for c in answer.citations:
-                label = f"[{c.n}] {c.doc}, {ui.span_text(c.first_line, c.last_line)}"
-                if c.pages:
-                    label += f", p. {c.pages[0]}"
-                st.button(
-                    label,
-                    key=f"cite-{c.n}",
-                    help=c.label,
-                    on_click=_open,
-                    args=(c.doc, c.first_line, c.last_line),
-                    type="tertiary",
-                    icon=":material/open_in_new:",
-                )
+            st.caption("Citations: open one to read its lines in the source.")
+            with st.container(horizontal=True, gap="small"):
+                for c in answer.citations:
+                    label = f"[{c.n}] {c.doc} · {ui.span_text(c.first_line, c.last_line)}"
+                    if c.pages:
+                        label += f" · p. {c.pages[0]}"
+                    st.button(
+                        label,
+                        key=f"cite-{c.n}",
+                        help=c.label,
+                        on_click=_open,
+                        args=(c.doc, c.first_line, c.last_line),
+                    )
 
         lens = outcome.lens
         if lens is not None and lens.kind != "none":
@@ -184,15 +181,16 @@ if outcome is not None:
                             st.markdown(
                                 f":red[**Conflict**] · {conflict.subject or 'same item'}{period}: **{amounts}**"
                             )
-                            for j, m in enumerate(conflict.mentions):
-                                st.button(
-                                    f"{format_amount(m.amount, m.currency)} — {m.doc}, {ui.span_text(m.first_line, m.last_line)}",
-                                    key=f"conf-{k}-{j}",
-                                    on_click=_open,
-                                    args=(m.doc, m.first_line, m.last_line),
-                                    type="tertiary",
-                                    help=m.text,
-                                )
+                            with st.container(horizontal=True, gap="small"):
+                                for j, m in enumerate(conflict.mentions):
+                                    st.button(
+                                        f"{format_amount(m.amount, m.currency)} · {m.doc} · "
+                                        f"{ui.span_text(m.first_line, m.last_line)}",
+                                        key=f"conf-{k}-{j}",
+                                        on_click=_open,
+                                        args=(m.doc, m.first_line, m.last_line),
+                                        help=m.text,
+                                    )
                 else:
                     st.success("No conflicting amounts for the same item in the retrieved passages.")
                 rows = []
@@ -261,13 +259,13 @@ if outcome is not None:
                 "#": h.rank,
                 "Document": h.passage.doc,
                 "Lines": ui.span_text(h.passage.first_line, h.passage.last_line),
-                "Section": h.passage.label,
             }
             for stage in STAGES:
                 t = h.trace.get(stage)
                 row[{"bm25": "BM25", "dense": "Dense", "fused": "Fused", "rerank": "Reranked"}[stage]] = (
                     f"#{t.rank} ({t.score:.3g})" if t is not None else "—"
                 )
+            row["Section"] = h.passage.label
             trace_rows.append(row)
         st.dataframe(pd.DataFrame(trace_rows), hide_index=True, width="stretch")
 

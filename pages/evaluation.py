@@ -1,3 +1,276 @@
+"""Evaluation: stored or fresh runs of the rankers on a gold set, with
+intervals, paired comparisons and a per-question drill-down."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
 import streamlit as st
 
-st.title("evaluation")
+from pages import _charts as charts
+from pages import _ui as ui
+from ragcore import errors
+from ragcore.service import per_question_rows
+
+RANKERS = ["bm25", "dense", "hybrid", "widen", "rerank"]
+METRIC_HELP = (
+    "nDCG@10 rewards relevant passages near the top (graded); MRR@10 is 1/rank of the first relevant one; "
+    "Recall@k is the share of relevant passages in the top k; Success@k is whether any relevant one is in the top k."
+)
+
+ws = ui.workspace()
+coll = ui.collection()
+ui.style()
+
+st.title("Evaluation")
+st.caption("How well each ranker finds the passages a gold set marks as relevant, with 95% intervals.")
+
+source = st.segmented_control(
+    "Run",
+    ["Stored run", "Run now", "My gold set"],
+    default="Stored run",
+    key="eval-source",
+    label_visibility="collapsed",
+)
+
+
+def _progress_reporter(rankers: list[str]):
+    bar = st.progress(0.0, text="Starting…")
+
+    def report(message: str) -> None:
+        name, _, rest = message.partition(": ")
+        fraction = None
+        if name in rankers and rest.startswith("question "):
+            parts = rest.split()
+            try:
+                i, n = int(parts[1]), int(parts[3])
+                fraction = (rankers.index(name) + i / n) / len(rankers)
+            except (IndexError, ValueError):
+                fraction = None
+        elif name in rankers and "done" in rest:
+            fraction = (rankers.index(name) + 1) / len(rankers)
+        current = st.session_state.get("eval-fraction", 0.0)
+        if fraction is not None:
+            current = max(current, min(fraction, 0.98))
+            st.session_state["eval-fraction"] = current
+        bar.progress(current, text=message)
+
+    return bar, report
+
+
+run = None
+if source == "Stored run":
+    stored = ws.stored_runs()
+    if not stored:
+        st.info(
+            "No stored runs yet (eval/results/*.json). Make one with "
+            "`python -m ragcore eval --gold FILE --out eval/results/NAME.json`, or use Run now."
+        )
+    else:
+        titles = {r.title: r for r in stored}
+        pick = st.selectbox("Stored run", list(titles), key="eval-stored")
+        run = ws.load_run(titles[pick].path)
+elif source == "Run now":
+    golds = ws.gold_sets()
+    if not golds:
+        st.info("No gold set ships with this copy (eval/*.json). Upload one under My gold set.")
+    else:
+        with st.form("eval-run"):
+            gold = st.selectbox("Gold set", golds, format_func=lambda p: p.name)
+            cols = st.columns(2)
+            rankers = cols[0].multiselect("Rankers", RANKERS, default=["bm25", "dense", "hybrid"])
+            chunking = cols[1].selectbox("Chunking", ["auto", "heading", "sentence", "whole"])
+            go = st.form_submit_button("Run evaluation", type="primary")
+        if go:
+            st.session_state["eval-fraction"] = 0.0
+            bar, report = _progress_reporter(rankers)
+            try:
+                st.session_state["eval-fresh"] = ws.evaluate_stored_goldset(
+                    gold, rankers, chunking, progress=report
+                )
+                bar.progress(1.0, text="Done")
+            except (errors.RagcoreError, ValueError) as exc:
+                bar.empty()
+                st.error(str(exc))
+        run = st.session_state.get("eval-fresh")
+else:
+    st.caption(
+        f"Upload a gold-set JSON (see docs/goldset-format.md); it is scored against the loaded collection "
+        f"(**{coll}**), whose documents its judgements must name."
+    )
+    with st.form("eval-upload"):
+        upload = st.file_uploader("Gold set (JSON)", type=["json"])
+        rankers = st.multiselect(
+            "Rankers", RANKERS, default=["bm25", "dense", "hybrid"], key="eval-up-rankers"
+        )
+        go = st.form_submit_button("Evaluate", type="primary")
+    if go and upload is None:
+        st.warning("Choose a gold-set file first.")
+    elif go:
+        st.session_state["eval-fraction"] = 0.0
+        bar, report = _progress_reporter(rankers)
+        try:
+            st.session_state["eval-mine"] = ws.evaluate_goldset(
+                upload.getvalue(), coll, rankers, progress=report
+            )
+            bar.progress(1.0, text="Done")
+        except (errors.RagcoreError, ValueError, json.JSONDecodeError) as exc:
+            bar.empty()
+            st.error(f"{upload.name}: {exc}")
+    run = st.session_state.get("eval-mine")
+
+if run is None:
+    st.stop()
+
+
+# ------------------------------------------------------------------ display
+
+
+def fmt_interval(value: dict) -> str:
+    return f"{value['mean']:.3f} [{value['ci_low']:.3f}, {value['ci_high']:.3f}]"
+
+
+def show_run(run: dict, key: str) -> None:
+    settings = run.get("settings", {})
+    q = run.get("questions", {})
+    bits = [
+        f"{q.get('scored', 0)} questions scored"
+        + (f", {q['dropped']} without a relevant judgement" if q.get("dropped") else ""),
+        f"unit: {settings.get('unit', 'passage')}",
+    ]
+    if settings.get("chunking"):
+        bits.append(f"chunking: {settings['chunking']}")
+    if settings.get("resamples"):
+        bits.append(f"{settings['resamples']:,} bootstrap resamples, seed {settings.get('seed')}")
+    st.caption(" · ".join(bits))
+
+    st.subheader("Summary")
+    st.caption("Mean and 95% interval per ranker. " + METRIC_HELP)
+    metrics = list(next(iter(run["rankers"].values()))["metrics"])
+    table = pd.DataFrame(
+        {
+            ranker: {metric: fmt_interval(block["metrics"][metric]) for metric in metrics}
+            for ranker, block in run["rankers"].items()
+        }
+    ).T
+    table.index.name = "ranker"
+    st.dataframe(table, width="stretch")
+
+    tabs = st.tabs(["Metrics", "Per question", "Comparisons", "By question type", "Drill into a question"])
+    with tabs[0]:
+        st.altair_chart(charts.metric_means(run), width="stretch")
+    with tabs[1]:
+        metric = st.selectbox("Metric", metrics, key=f"{key}-pq-metric")
+        st.altair_chart(charts.per_question(run, metric), width="stretch")
+        st.caption("Each dot is one question; the black tick and bar are the mean and its 95% interval.")
+    with tabs[2]:
+        rows = run.get("comparisons", [])
+        if not rows:
+            st.caption("One ranker only: nothing to compare.")
+        else:
+            metric = st.selectbox("Metric", metrics, key=f"{key}-cmp-metric")
+            chosen = [r for r in rows if r["metric"] == metric]
+            st.altair_chart(charts.comparisons(chosen), width="stretch")
+            st.dataframe(
+                pd.DataFrame(
+                    [
+                        {
+                            "Comparison": f"{r['a']} − {r['b']}",
+                            "Difference": r["diff"],
+                            "95% interval": f"[{r['ci_low']:+.3f}, {r['ci_high']:+.3f}]",
+                            "d_z": r.get("d_z"),
+                            "p": r.get("p"),
+                            "p (Holm)": r.get("p_holm"),
+                            "Family": r.get("family", ""),
+                            "Test": r.get("test", ""),
+                        }
+                        for r in chosen
+                    ]
+                ),
+                hide_index=True,
+                width="stretch",
+                column_config={
+                    "Difference": st.column_config.NumberColumn(format="%+.3f"),
+                    "d_z": st.column_config.NumberColumn(format="%.2f"),
+                    "p": st.column_config.NumberColumn(format="%.4f"),
+                    "p (Holm)": st.column_config.NumberColumn(format="%.4f"),
+                },
+            )
+            st.caption(
+                "Paired on the same questions. d_z is the mean difference over its standard deviation; "
+                "Holm's adjustment runs over the primary family (the default ranker against each other on nDCG@10) "
+                "and separately over the rest."
+            )
+    with tabs[3]:
+        metric = st.selectbox("Metric", metrics, key=f"{key}-type-metric")
+        st.altair_chart(charts.by_type(run, metric), width="stretch")
+        st.caption(", ".join(f"{t}: {n} questions" for t, n in q.get("by_type", {}).items()))
+    with tabs[4]:
+        questions = list(run.get("per_question", {}))
+        qid = st.selectbox("Question", questions, key=f"{key}-drill")
+        block = run["per_question"][qid]
+        st.caption(f"Type: {block.get('type', '')}")
+        cols = st.columns(len(block.get("top10", {})) or 1)
+        for col, (ranker, items) in zip(cols, block.get("top10", {}).items(), strict=False):
+            with col:
+                score = block["metrics"][ranker].get("ndcg@10")
+                st.markdown(f"**{ranker}** · nDCG@10 {score:.3f}")
+                st.dataframe(
+                    pd.DataFrame(
+                        [
+                            {
+                                "#": i + 1,
+                                "Document": it["doc"],
+                                "Lines": ui.span_text(it["first_line"], it["last_line"])
+                                if it.get("first_line")
+                                else "",
+                                "Grade": "—" if it.get("grade") is None else str(it["grade"]),
+                            }
+                            for i, it in enumerate(items)
+                        ]
+                    ),
+                    hide_index=True,
+                    width="stretch",
+                )
+
+    frame = pd.DataFrame(per_question_rows(run))
+    cols = st.columns(2)
+    cols[0].download_button(
+        "Per-question results (CSV)",
+        frame.to_csv(index=False).encode("utf-8"),
+        file_name=f"{settings.get('name', 'run')}-per-question.csv",
+        mime="text/csv",
+        key=f"{key}-csv",
+        icon=":material/download:",
+    )
+    cols[1].download_button(
+        "Run (JSON)",
+        json.dumps(run, indent=1).encode("utf-8"),
+        file_name=f"{settings.get('name', 'run')}.json",
+        mime="application/json",
+        key=f"{key}-json",
+        icon=":material/download:",
+    )
+
+
+name = run.get("settings", {}).get("name", "run")
+if "chunkings" in run:
+    st.header(f"{name}: chunking comparison")
+    st.caption(
+        "The same gold set scored under each chunking; judgements map onto each chunking's passages by line span."
+    )
+    st.altair_chart(charts.chunkings(run), width="stretch")
+    rows = run.get("comparisons", [])
+    if rows:
+        st.altair_chart(charts.comparisons(rows), width="stretch")
+        st.dataframe(
+            pd.DataFrame(rows)[["ranker", "a", "b", "diff", "ci_low", "ci_high", "d_z", "p", "p_holm", "n"]],
+            hide_index=True,
+            width="stretch",
+        )
+    chunking = st.selectbox("Chunking in detail", list(run["chunkings"]), key="eval-chunking-detail")
+    show_run(run["chunkings"][chunking], key=f"chunk-{chunking}")
+else:
+    st.header(name)
+    show_run(run, key="run")

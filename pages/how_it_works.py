@@ -1,3 +1,214 @@
+"""How it works: the pipeline stage by stage, with the live figures of the
+loaded collection and the numbers behind each decision."""
+
+from __future__ import annotations
+
+import os
+
+import pandas as pd
 import streamlit as st
 
-st.title("how_it_works")
+from pages import _ui as ui
+from ragcore import chunking, config
+from ragcore.answer import extractive
+from ragcore.retrieval import DEFAULT_FUSION, BM25Params
+from ragcore.retrieval import retriever as retrieval
+from ragcore.retrieval.vectors import EMBED_BATCH
+
+ws = ui.workspace()
+coll = ui.collection()
+ui.style()
+
+st.title("How it works")
+st.caption(
+    "From a file to a cited answer in six stages. Figures below are live: they describe the collection "
+    f"in use (**{coll}**) and the last question asked."
+)
+
+ws.ensure_demo()
+facts = ws.facts(coll)
+settings = config.settings()
+
+top = st.columns(4)
+top[0].metric("Documents", facts.documents)
+top[1].metric("Passages", facts.passages)
+top[2].metric(
+    "Vectors cached", facts.vectors_cached, help="Passage vectors stored in the library, by content hash."
+)
+last = facts.last_query
+top[3].metric(
+    "Last query",
+    f"{last['timings_ms'].get('total', 0):.0f} ms" if last else "—",
+    help="Wall time of the last question in this collection, retrieval and answer.",
+)
+
+
+def stage(number: int, title: str, what: str, figures: dict[str, object], decision: str) -> None:
+    with st.container(border=True):
+        st.markdown(f"**{number}. {title}**")
+        st.markdown(what)
+        if figures:
+            cols = st.columns(len(figures))
+            for col, (label, value) in zip(cols, figures.items(), strict=True):
+                col.caption(label)
+                col.markdown(f"**{value}**")
+        st.caption(decision)
+
+
+kinds = ", ".join(f"{n} {k.upper()}" for k, n in sorted(facts.kinds.items())) or "none"
+stage(
+    1,
+    "Documents become numbered lines",
+    "Each PDF, TXT or Markdown file is read into lines exactly as in the source (only line breaks are "
+    "normalised), so a citation “lines 12-18” can be checked against the file. PDFs keep the page of "
+    "every line. Bad files are refused with a reason: empty, binary, encrypted, scanned without text, "
+    "garbled fonts, or over the size limit.",
+    {"Files": kinds, "Upload limit": f"{settings.max_upload_mb:g} MB"},
+    "Decision: keep line provenance in every record, so every later stage can point back to the exact lines.",
+)
+
+chunk_mix = ", ".join(f"{n} {c}" for c, n in sorted(facts.chunkings.items())) or "none"
+stage(
+    2,
+    "Documents become passages",
+    "Markdown and text are cut at headings (a long section is split at paragraph, then sentence "
+    "boundaries); PDFs are packed into runs of whole sentences with a small overlap; whole-document "
+    "mode keeps each file as one passage. A passage keeps its heading path as its label.",
+    {
+        "Chunking in use": chunk_mix,
+        "Heading passage": f"≤ {chunking.HEADING_LIMIT} chars",
+        "Sentence passage": f"≤ {chunking.SENTENCE_LIMIT} chars, {chunking.SENTENCE_CARRY} carried",
+    },
+    "Decision: sizes near one paragraph keep citations short; the Evaluation page compares the three "
+    "chunkings on the same gold set.",
+)
+
+params = BM25Params()
+timings = last["timings_ms"] if last else {}
+
+
+def ms(key: str) -> str:
+    return f"{timings[key]:.1f} ms" if key in timings else "—"
+
+
+stage(
+    3,
+    "Words: BM25",
+    "Passages are scored on shared words (lower-cased, stop words dropped, Snowball-stemmed), with a "
+    "bonus for query words in the passage's heading path and for query words that appear side by side in the passage, as in the question.",
+    {
+        "k1 / b": f"{params.k1} / {params.b}",
+        "Heading / adjacency bonus": f"{params.heading_weight} / {params.adjacency_weight}",
+        "Built in": f"{facts.build_seconds.get('bm25', 0) * 1000:.0f} ms",
+        "Last query": ms("bm25"),
+    },
+    "Known limit: BM25 only matches words, so a synonym (“refund” vs “money back”) is missed; "
+    "the dense signal covers meaning.",
+)
+
+stage(
+    4,
+    "Meaning: dense vectors",
+    "A small sentence-embedding model (run offline with ONNX; no download at run time) turns every "
+    "passage and the question into vectors; similarity is the cosine. Vectors are cached in the library "
+    "by passage content, so a passage is embedded once, and the demo ships its vectors.",
+    {
+        "Model": (facts.embedding_model or "not loaded yet").split("@")[0],
+        "Batch": EMBED_BATCH,
+        "Index ready": "yes" if facts.dense_ready else "not yet",
+        "Query embed / search": f"{ms('embed_query')} / {ms('dense')}",
+    },
+    "Known limit: everything is held in memory on one machine; tens of thousands of passages are "
+    "fine, millions are not what this is built for.",
+)
+
+stage(
+    5,
+    "Fusion and reranking",
+    f"Hybrid mode takes each signal's top {retrieval.CANDIDATES} and fuses the two rankings with "
+    f"reciprocal rank fusion (k = {DEFAULT_FUSION.k:g}). Rerank mode re-orders the fused top "
+    f"{retrieval.RERANK_DEPTH} with a cross-encoder when one is configured (RAGCORE_RERANKER_DIR).",
+    {
+        "Fusion": f"{DEFAULT_FUSION.method.upper()}, k = {DEFAULT_FUSION.k:g}",
+        "Reranker": facts.reranker_status,
+        "Last fuse / rerank": f"{ms('fuse')} / {ms('rerank')}",
+    },
+    "Known limit: no cross-encoder weights ship with the project (none is on PyPI), so rerank mode "
+    "shows the fused order, and says so, unless you point RAGCORE_RERANKER_DIR at a model folder.",
+)
+
+from ragcore.answer.llm import find_model  # noqa: E402 - page-level import kept beside its use
+
+model = find_model(os.environ)
+stage(
+    6,
+    "Lens and answer",
+    "The question's words pick a lens: money lists every amount with its sources and flags conflicting "
+    "amounts for the same item; risk lists absolute wording (always, never, guarantee) and whether it is "
+    "negated. Without a key the answer is extractive: the best-matching sentences, quoted, each cited. "
+    "With a key a model writes the answer from the numbered passages only, and it is checked: citations "
+    "outside the passages are removed, figures not in the cited passages are flagged.",
+    {
+        "Answers": "extractive (no key)" if model is None else f"model: {model.model}",
+        "Extractive sentences": f"≤ {extractive.MAX_SENTENCES}",
+        "Last answer": ms("answer"),
+    },
+    "Privacy: documents stay on this machine; only the matched passages are sent, and only when a key is set.",
+)
+
+if last:
+    st.subheader("Last query, stage by stage")
+    st.caption(f"“{last['question']}” · mode {last['mode']} · {last['hits']} passages")
+    order = ["bm25", "embed_query", "dense", "fuse", "rerank", "answer", "total"]
+    names = {
+        "bm25": "BM25",
+        "embed_query": "Embed question",
+        "dense": "Dense search",
+        "fuse": "Fusion",
+        "rerank": "Rerank",
+        "answer": "Lens and answer",
+        "total": "Total",
+    }
+    st.dataframe(
+        pd.DataFrame(
+            [{"Stage": names[k], "Milliseconds": round(timings[k], 1)} for k in order if k in timings]
+        ),
+        hide_index=True,
+    )
+else:
+    st.caption("Ask a question on the Ask page to see its timings here.")
+
+st.subheader("The numbers behind the choices")
+runs = ws.stored_runs()
+rows = []
+for stored in runs:
+    if stored.kind != "run":
+        continue
+    run = ws.load_run(stored.path)
+    for cmp in run.get("comparisons", []):
+        if cmp.get("family") == "primary":
+            rows.append(
+                {
+                    "Run": stored.name,
+                    "Comparison": f"{cmp['a']} − {cmp['b']}",
+                    "nDCG@10 difference": cmp["diff"],
+                    "95% interval": f"[{cmp['ci_low']:+.3f}, {cmp['ci_high']:+.3f}]",
+                    "p (Holm)": cmp["p_holm"],
+                    "Questions": cmp["n"],
+                }
+            )
+if rows:
+    st.caption(
+        "Primary comparisons of the stored evaluation runs: the default ranker against each other ranker."
+    )
+    st.dataframe(
+        pd.DataFrame(rows),
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "nDCG@10 difference": st.column_config.NumberColumn(format="%+.3f"),
+            "p (Holm)": st.column_config.NumberColumn(format="%.4f"),
+        },
+    )
+else:
+    st.caption("No stored evaluation runs yet; the Evaluation page can run one.")

@@ -207,7 +207,7 @@ class Workspace:
         *,
         demo_dir: Path = DEMO_DIR,
         demo_vectors: Path = DEMO_VECTORS,
-        results_dir: Path = RESULTS_DIR,
+        results_dir: Path | None = None,
         embedder: Any = None,
         reranker: Any = None,
     ) -> None:
@@ -215,16 +215,23 @@ class Workspace:
         self.library = Library(self.home)
         self.demo_dir = demo_dir
         self.demo_vectors = demo_vectors
-        self.results_dir = results_dir
+        self._results_dir = results_dir
         self._embedder = embedder
         self._reranker = reranker
         self._lock = threading.RLock()
         self._dense_lock = threading.Lock()
         self._retrievers: dict[str, tuple[str, Any]] = {}
         self._demo_synced = False
+        self._demo_seeded = False
         self.demo_reports: list[IngestReport] = []
         self.seeded_vectors = 0
         self.last_query: dict[str, Any] | None = None
+        self.warm_thread: threading.Thread | None = None  # set by the app when it warms up in the background
+
+    @property
+    def results_dir(self) -> Path:
+        """Where stored evaluation runs live (``eval/results`` unless given)."""
+        return self._results_dir if self._results_dir is not None else RESULTS_DIR
 
     # ------------------------------------------------------------ models
 
@@ -250,8 +257,7 @@ class Workspace:
 
     def ensure_demo(self) -> list[IngestReport]:
         """Mirror the demo folder into the ``demo`` collection (once per
-        Workspace) and seed the shipped vectors, so the first demo question
-        needs no embedding pass when ``corpus/demo.vectors.npz`` matches the model."""
+        Workspace). Cheap: files are re-read only when their bytes change."""
         with self._lock:
             if self._demo_synced:
                 return self.demo_reports
@@ -259,14 +265,22 @@ class Workspace:
                 self.demo_reports = sync_folder(self.library, DEMO_COLLECTION, self.demo_dir)
             else:
                 self.library.ensure_collection(DEMO_COLLECTION)
-            if self.demo_vectors.is_file():
-                from .retrieval.vectors import seed_from_precomputed
-
-                self.seeded_vectors = seed_from_precomputed(
-                    self.library, self.demo_vectors, self.embedder.model_id
-                )
             self._demo_synced = True
             return self.demo_reports
+
+    def _seed_demo_vectors(self) -> None:
+        """Copy the shipped demo vectors (``corpus/demo.vectors.npz``) into the
+        library cache once, so the demo needs no embedding pass when they
+        were made by the model in use."""
+        if self._demo_seeded:
+            return
+        self._demo_seeded = True
+        if self.demo_vectors.is_file():
+            from .retrieval.vectors import seed_from_precomputed
+
+            self.seeded_vectors = seed_from_precomputed(
+                self.library, self.demo_vectors, self.embedder.model_id
+            )
 
     def uploads_collection(self, session_id: str | None = None) -> str:
         """Where this browser session's uploads go: the shared ``uploads``
@@ -307,6 +321,8 @@ class Workspace:
         library cache, the rest embedded once); returns how many were embedded."""
         retriever = self.retriever(collection)
         with self._dense_lock:  # one embedding pass at a time, whoever asks first
+            if collection == DEMO_COLLECTION:
+                self._seed_demo_vectors()
             return retriever.ensure_dense(progress)
 
     def dense_ready(self, collection: str) -> bool:
@@ -317,6 +333,9 @@ class Workspace:
         retriever = self.retriever(collection)
         if retriever.dense_ready:
             return 0
+        if collection == DEMO_COLLECTION:
+            with self._dense_lock:
+                self._seed_demo_vectors()
         hashes = list({p.content_hash for p in retriever.passages})
         return len(hashes) - len(self.library.get_vectors(hashes, self.embedder.model_id))
 
@@ -385,10 +404,12 @@ class Workspace:
     def _embed_document(self, collection: str, name: str, report: Progress) -> int:
         """Embed one document's passages into the library cache (by content
         hash), so the next retriever over the collection finds them ready."""
+        from .chunking import chunk_document
         from .retrieval.vectors import passage_vectors
 
         doc = self.library.get_document(collection, name)
-        passages = [p for p in self.library.passages(collection, {name: doc}) if p.doc == name]
+        strategy = next(i.chunking for i in self.library.list_documents(collection) if i.name == name)
+        passages = chunk_document(doc, strategy)  # deterministic: the passages just stored
         if not passages:
             return 0
 
@@ -439,8 +460,8 @@ class Workspace:
         return count
 
     def passages_of(self, collection: str, name: str) -> list[Passage]:
-        doc = self.library.get_document(collection, name)
-        return [p for p in self.library.passages(collection, {name: doc}) if p.doc == name]
+        self.library.get_document(collection, name)  # raises a clear error for an unknown document
+        return [p for p in self.retriever(collection).passages if p.doc == name]
 
     def whole_document_names(self, collection: str) -> list[str]:
         return [info.name for info in self.documents(collection) if info.chunking == "whole"]
@@ -693,7 +714,7 @@ class Workspace:
             kinds=kinds,
             embedding_model=getattr(embedder, "model_id", None),
             embedding_load_s=getattr(embedder, "load_seconds", None),
-            vectors_cached=self.library.count_vectors(getattr(embedder, "model_id", None)) if embedder else 0,
+            vectors_cached=self.library.count_vectors(getattr(embedder, "model_id", None)),
             dense_ready=retriever.dense_ready,
             reranker_status=getattr(self.reranker, "status", "none configured"),
             build_seconds=dict(retriever.build_seconds),
@@ -800,6 +821,7 @@ def highlight_pdf_page(data: bytes, page_number: int, lines: list[str]) -> bytes
         if not 1 <= page_number <= len(reader.pages):
             return None
         page = reader.pages[page_number - 1]
+        right_edge = float(page.mediabox.right) - 18  # keep marks inside the page margin
         targets = [_squash(line) for line in lines if _squash(line)]
         boxes: list[tuple[float, float, float, float]] = []
 
@@ -810,8 +832,8 @@ def highlight_pdf_page(data: bytes, page_number: int, lines: list[str]) -> bytes
             size = abs(font_size * (tm[3] or 1) * (cm[3] or 1)) or 10.0
             x = tm[4] * cm[0] + cm[4]
             y = tm[5] * cm[3] + cm[5]
-            width = 0.5 * size * len(text.rstrip())  # average glyph width for Latin text
-            boxes.append((x - 1, y - 0.25 * size, x + width + 1, y + 0.95 * size))
+            width = 0.48 * size * len(text.rstrip())  # average glyph width of Latin text
+            boxes.append((x - 1, y - 0.25 * size, min(x + width + 1, right_edge), y + 0.95 * size))
 
         page.extract_text(visitor_text=visit)
         writer = PdfWriter()
