@@ -102,7 +102,9 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
         stop = m.end()
         if text[m.start()] == ".":
             # "e.g." or "U.S." or "3." in "Section 3. " are not sentence ends.
-            word_start = max(text.rfind(" ", cursor, m.start()), text.rfind("\n", cursor, m.start())) + 1
+            word_start = max(
+                cursor, text.rfind(" ", cursor, m.start()) + 1, text.rfind("\n", cursor, m.start()) + 1
+            )
             prev = text[word_start : m.start()].lower().lstrip("(\"'")
             if prev in _ABBREVIATIONS or (len(prev) == 1 and prev.isalpha()) or prev.isdigit():
                 continue
