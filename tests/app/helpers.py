@@ -1,0 +1,21 @@
+"""Running the app under AppTest."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+REPO = Path(__file__).resolve().parents[2]
+APP = REPO / "app.py"
+TIMEOUT = 300  # seconds per script run: the first one may embed the demo
+
+
+def start(page: str | None = None) -> AppTest:
+    """The app (frame and navigation), run once, optionally switched to a page."""
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT).run()
+    assert not at.exception, at.exception
+    if page is not None:
+        at.switch_page(page).run()
+        assert not at.exception, at.exception
+    return at

@@ -1,0 +1,96 @@
+"""Ask page: a demo question, its cited lines, the lens switch, the trace."""
+
+from __future__ import annotations
+
+import re
+
+from tests.app.helpers import start
+
+PRICING = "Is our pricing consistent?"
+CITATION_LABEL = re.compile(r"^\[(\d+)\] (\S+) · lines? (\d+)(?:-(\d+))?(?: · p\. \d+)?$")
+MARKED_LINE = re.compile(r'<div class="rc-line rc-marked"><span class="rc-no">(\d+)</span>')
+
+
+def _ask(at, question: str):
+    at.text_input(key="question").set_value(question)
+    at.button(key="FormSubmitter:ask-form-Ask").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _subheaders(at) -> list[str]:
+    return [s.value for s in at.subheader]
+
+
+def test_frame_shows_collection_mode_model_status_and_privacy(app_env) -> None:
+    at = start()
+    assert at.title[0].value == "Ask"
+    assert at.radio(key="collection-label").value == "Demo documents"
+    assert at.selectbox(key="mode").value == "hybrid"
+    sidebar = " ".join(m.value for m in at.sidebar.markdown) + " ".join(c.value for c in at.sidebar.caption)
+    assert "No key: extractive answers" in sidebar
+    assert "only when a key is set" in sidebar
+    # The examples include the pricing question.
+    assert PRICING in at.button_group(key="example").options
+
+
+def test_ask_the_pricing_question_and_open_its_first_citation(app_env) -> None:
+    at = _ask(start(), PRICING)
+    assert {"Answer", "Money lens", "Retrieved passages"} <= set(_subheaders(at))
+    cites = [b for b in at.button if (b.key or "").startswith("cite-")]
+    assert cites, "the answer has no citation buttons"
+    parsed = [CITATION_LABEL.match(b.label) for b in cites]
+    assert all(parsed), [b.label for b in cites]
+    number, doc, first, last = parsed[0].groups()
+    assert number == "1"
+    first, last = int(first), int(last or first)
+
+    cites[0].click().run()
+    assert not at.exception, at.exception
+    viewer = "".join(h.proto.body for h in at.html if "rc-doc" in h.proto.body)
+    marked = [int(n) for n in MARKED_LINE.findall(viewer)]
+    assert marked == list(range(first, last + 1))
+    assert any(f"{doc}, line" in c.value for c in at.caption)
+
+
+def test_example_question_asks_at_once_and_the_lens_can_be_switched(app_env) -> None:
+    at = start()
+    at.button_group(key="example").set_value(PRICING).run()
+    assert not at.exception, at.exception
+    assert at.text_input(key="question").value == PRICING
+    assert "Money lens" in _subheaders(at)
+    money_tables = len(at.dataframe)
+
+    at.button_group(key="lens").set_value("risk").run()
+    assert not at.exception, at.exception
+    assert "Risk lens" in _subheaders(at) and "Money lens" not in _subheaders(at)
+    assert any("Chosen by you" in c.value for c in at.caption)
+
+    at.button_group(key="lens").set_value("none").run()
+    heads = _subheaders(at)
+    assert "Answer" in heads and not any(h.endswith("lens") for h in heads)
+    assert len(at.dataframe) < money_tables  # the figures table is gone, the trace table stays
+
+
+def test_retrieved_passages_show_their_trace_and_related_passages(app_env) -> None:
+    at = _ask(start(), "What uptime does the SLA guarantee?")
+    trace = next(d.value for d in at.dataframe if "BM25" in d.value.columns)
+    assert list(trace.columns[:7]) == ["#", "Document", "Lines", "BM25", "Dense", "Fused", "Reranked"]
+    assert list(trace["#"]) == list(range(1, len(trace) + 1))
+    # Hybrid mode: every hit was placed by fusion, and came from BM25 or dense candidates.
+    assert all(v.startswith("#") for v in trace["Fused"])
+    assert all(b != "—" or d != "—" for b, d in zip(trace["BM25"], trace["Dense"], strict=True))
+    assert (trace["Reranked"] == "—").all()  # rerank did not run in hybrid mode
+    assert any(m.value == "**Related across documents**" for m in at.markdown)
+    related = [b for b in at.button if (b.key or "").startswith("rel-1-")]
+    top_doc = trace["Document"][0]
+    assert related and all(not b.label.startswith(top_doc + ",") for b in related)
+
+
+def test_bm25_mode_from_the_sidebar(app_env) -> None:
+    at = start()
+    at.selectbox(key="mode").set_value("bm25").run()
+    at = _ask(at, "refund after cancelling an annual plan")
+    trace = next(d.value for d in at.dataframe if "BM25" in d.value.columns)
+    assert (trace["Dense"] == "—").all() and (trace["Fused"] == "—").all()
+    assert all(v.startswith("#") for v in trace["BM25"])

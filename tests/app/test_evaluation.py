@@ -1,0 +1,88 @@
+"""Evaluation page: open a stored run, read its table and charts, drill down,
+download; upload a gold set and score it against the loaded collection."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import ragcore.service as service
+from tests.app.helpers import start
+from tests.test_service import small_run
+
+
+@pytest.fixture
+def stored(tmp_path, monkeypatch):
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "tiny.json").write_text(json.dumps(small_run(("bm25", "hybrid"))))
+    monkeypatch.setattr(service, "RESULTS_DIR", results)
+    return results
+
+
+def test_open_a_stored_run_and_find_its_table(app_env, stored) -> None:
+    at = start("pages/evaluation.py")
+    assert at.selectbox(key="eval-stored").value.startswith("tiny: 6 questions, bm25, hybrid")
+    assert [h.value for h in at.header] == ["tiny"]
+    summary = at.dataframe[0].value
+    assert list(summary.index) == ["bm25", "hybrid"]
+    assert summary.loc["hybrid", "ndcg@10"].startswith("1.000 [")
+    assert set(summary.columns) >= {"ndcg@10", "mrr@10", "recall@10", "success@1"}
+    # Charts: metric means, per question, comparisons, by type.
+    assert len(at.get("vega_lite_chart")) == 4
+    comparisons = next(d.value for d in at.dataframe if "Comparison" in d.value.columns)
+    assert list(comparisons["Comparison"]) == ["hybrid − bm25"]
+    assert set(comparisons.columns) >= {"Difference", "95% interval", "d_z", "p", "p (Holm)"}
+    # Drill into one question: each ranker's top 10 with grades.
+    at.selectbox(key="run-drill").set_value("q3").run()
+    tops = [d.value for d in at.dataframe if "Grade" in d.value.columns]
+    assert len(tops) == 2
+    assert list(tops[1]["Document"][:2]) == ["d3", "e3"] and list(tops[1]["Grade"][:2]) == ["2", "1"]
+    assert tops[0]["Grade"][0] == "—"  # bm25 put an unjudged item first
+    names = sorted(d.proto.label for d in at.get("download_button"))
+    assert names == ["Per-question results (CSV)", "Run (JSON)"]
+
+
+def test_no_stored_runs_says_how_to_make_one(app_env, tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(service, "RESULTS_DIR", tmp_path / "nothing")
+    at = start("pages/evaluation.py")
+    assert any("python -m ragcore eval" in i.value for i in at.info)
+
+
+def test_upload_a_gold_set_and_score_it_on_the_demo(app_env, stored) -> None:
+    gold = {
+        "name": "mine",
+        "corpus": ".",
+        "questions": [
+            {
+                "id": "sla",
+                "text": "monthly uptime commitment",
+                "type": "lookup",
+                "judgements": [{"doc": "sla.md", "grade": 2}],
+            },
+            {
+                "id": "refund",
+                "text": "refund after cancelling",
+                "type": "lookup",
+                "judgements": [{"doc": "refund-and-cancellation-policy.md", "grade": 2}],
+            },
+        ],
+    }
+    at = start("pages/evaluation.py")
+    at.button_group(key="eval-source").set_value("My gold set").run()
+    at.get("file_uploader")[0].set_value(("mine.json", json.dumps(gold).encode(), "application/json"))
+    at.multiselect(key="eval-up-rankers").set_value(["bm25"])
+    at.button(key="FormSubmitter:eval-upload-Evaluate").click().run()
+    assert not at.exception, at.exception
+    assert [h.value for h in at.header] == ["mine"]
+    assert list(at.dataframe[0].value.index) == ["bm25"]
+
+
+def test_a_broken_gold_set_gets_a_clear_message(app_env, stored) -> None:
+    at = start("pages/evaluation.py")
+    at.button_group(key="eval-source").set_value("My gold set").run()
+    at.get("file_uploader")[0].set_value(("bad.json", b'{"questions": "none"}', "application/json"))
+    at.button(key="FormSubmitter:eval-upload-Evaluate").click().run()
+    assert not at.exception, at.exception
+    assert at.error and at.error[0].value.startswith("bad.json: ")

@@ -1,0 +1,27 @@
+"""How it works page: live figures of the loaded collection and the last query."""
+
+from __future__ import annotations
+
+from tests.app.helpers import start
+
+
+def test_how_it_works_shows_live_figures_and_last_query_timings(app_env) -> None:
+    at = start()
+    at.text_input(key="question").set_value("What does the SLA promise?")
+    at.button(key="FormSubmitter:ask-form-Ask").click().run()
+    assert not at.exception, at.exception
+
+    at.switch_page("pages/how_it_works.py").run()
+    assert not at.exception, at.exception
+    assert at.title[0].value == "How it works"
+    metrics = {m.label: m.value for m in at.metric}
+    assert int(metrics["Documents"]) >= 20
+    assert int(metrics["Passages"]) > int(metrics["Documents"])
+    assert metrics["Last query"].endswith(" ms")
+    stages = [m.value for m in at.markdown if m.value.startswith("**") and ". " in m.value[:6]]
+    assert len(stages) == 6
+    timings = next(d.value for d in at.dataframe if "Stage" in d.value.columns)
+    assert {"BM25", "Dense search", "Fusion", "Lens and answer", "Total"} <= set(timings["Stage"])
+    assert (timings["Milliseconds"] >= 0).all()
+    text = " ".join(c.value for c in at.caption)
+    assert "synonym" in text and "cross-encoder" in text and "memory" in text  # the known limits

@@ -1,0 +1,84 @@
+"""Library page: upload Markdown and PDF, list, reject, remove, re-chunk, view passages."""
+
+from __future__ import annotations
+
+from tests.app.helpers import start
+from tests.test_service import make_pdf
+
+NOTES_MD = b"""# Field notes
+
+## Pricing
+
+The Team plan costs $49 per user per month.
+
+## Markup
+
+This line has <img src=x onerror=alert(1)> and **bold** text.
+"""
+
+
+def _uploads(at):
+    """Switch the sidebar to the session's uploads collection."""
+    at.radio(key="collection-label").set_value("My uploads").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _listed(at) -> list[str]:
+    table = next(
+        d.value for d in at.dataframe if "Document" in d.value.columns and "Chunking" in d.value.columns
+    )
+    return list(table["Document"])
+
+
+def test_upload_markdown_and_pdf_list_reject_and_remove(app_env, monkeypatch) -> None:
+    # A private uploads collection per AppTest session keeps this test's files its own.
+    monkeypatch.setenv("RAGCORE_ISOLATION", "session")
+    at = _uploads(start("pages/library.py"))
+    assert [s.value for s in at.subheader] == ["Documents (0)"]
+
+    pdf = make_pdf(
+        [["Quarterly board report", "Revenue grew by a fifth."], ["The Team plan stays at 49 dollars."]]
+    )
+    at.get("file_uploader")[0].set_value(
+        [
+            ("notes.md", NOTES_MD, "text/markdown"),
+            ("../../board.pdf", pdf, "application/pdf"),
+            ("empty.txt", b"", "text/plain"),
+        ]
+    )
+    at.button(key="FormSubmitter:upload-form-Add to library").click().run()
+    assert not at.exception, at.exception
+    assert sorted(s.value.split(":")[0] for s in at.success) == ["board.pdf", "notes.md"]
+    assert [e.value for e in at.error] == ["empty.txt was not added: the file is empty"]
+    assert _listed(at) == ["board.pdf", "notes.md"]
+    assert at.get("progress")[0].proto.value == 100
+
+    # Passages of the Markdown file, with line spans; its markup is shown escaped.
+    at.selectbox(key="library-doc").set_value("notes.md").run()
+    passages = next(d.value for d in at.dataframe if "Section" in d.value.columns)
+    assert list(passages["Lines"])[0].startswith("line")
+    at.number_input(key="passage-pick").set_value(len(passages)).run()
+    shown = "".join(h.proto.body for h in at.html if "rc-doc" in h.proto.body)
+    assert "&lt;img src=x onerror=alert(1)&gt;" in shown and "<img" not in shown
+
+    # Re-chunk as a whole document: one passage, and the page says so.
+    at.selectbox(key="rechunk-choice").set_value("whole").run()
+    at.button(key="rechunk").click().run()
+    assert not at.exception, at.exception
+    assert any("Whole-document mode" in w.value and "notes.md" in w.value for w in at.warning)
+
+    # Remove the PDF: only the Markdown file is left.
+    at.selectbox(key="library-doc").set_value("board.pdf").run()
+    at.button(key="remove").click().run()
+    assert not at.exception, at.exception
+    assert _listed(at) == ["notes.md"]
+    assert [s.value for s in at.subheader] == ["Documents (1)"]
+
+
+def test_demo_collection_is_listed_read_only(app_env) -> None:
+    at = start("pages/library.py")
+    listed = _listed(at)
+    assert "pricing-notes.md" in listed and any(name.endswith(".pdf") for name in listed)
+    assert not at.get("file_uploader")
+    assert not [b for b in at.button if b.key == "remove"]

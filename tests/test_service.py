@@ -1,0 +1,459 @@
+"""The app's facade, without Streamlit: uploads, the document viewer, asking,
+stored runs and the highlighted PDF page. A small hashing embedder stands in
+for the real model (which has its own tests), so these run in seconds."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ragcore import errors
+from ragcore.service import (
+    DEMO_COLLECTION,
+    SESSION_PREFIX,
+    UPLOADS_COLLECTION,
+    Workspace,
+    by_type_rows,
+    describe_run,
+    highlight_pdf_page,
+    per_question_rows,
+    safe_name,
+    summary_rows,
+)
+
+
+class HashEmbedder:
+    """Bag of hashed words: texts sharing words get similar vectors."""
+
+    model_id = "test-hash-embedder"
+    dim = 64
+
+    def __init__(self) -> None:
+        self.embedded = 0
+
+    def _vec(self, text: str) -> np.ndarray:
+        v = np.zeros(self.dim, dtype=np.float32)
+        for word in text.lower().split():
+            word = word.strip(".,:;?!()$#*")
+            if word:
+                v[int(hashlib.md5(word.encode()).hexdigest(), 16) % self.dim] += 1.0
+        return v / (np.linalg.norm(v) or 1.0)
+
+    def embed_passages(self, texts, batch_size: int = 8) -> np.ndarray:
+        self.embedded += len(texts)
+        return np.stack([self._vec(t) for t in texts]) if texts else np.zeros((0, self.dim), np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._vec(text)
+
+
+PRICING_MD = b"""# Pricing notes
+
+## Business
+
+The Business plan costs $999 per month, billed monthly.
+
+## Enterprise
+
+Enterprise starts at $36,000 a year.
+"""
+
+SLA_MD = b"""# Service level agreement
+
+## Uptime
+
+We guarantee 99.9% monthly uptime for every plan.
+
+## Credits
+
+Service credits are paid when uptime falls below the guarantee.
+"""
+
+
+def make_pdf(lines_by_page: list[list[str]]) -> bytes:
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.set_font("Helvetica", size=11)
+    for lines in lines_by_page:
+        pdf.add_page()
+        for line in lines:
+            pdf.cell(0, 8, line, new_x="LMARGIN", new_y="NEXT")
+    return bytes(pdf.output())
+
+
+@pytest.fixture
+def workspace(tmp_path, monkeypatch) -> Workspace:
+    monkeypatch.delenv("RAGCORE_MAX_UPLOAD_MB", raising=False)
+    monkeypatch.delenv("RAGCORE_ISOLATION", raising=False)
+    demo = tmp_path / "demo"
+    demo.mkdir()
+    (demo / "pricing.md").write_bytes(PRICING_MD)
+    (demo / "sla.md").write_bytes(SLA_MD)
+    return Workspace(
+        tmp_path / "home",
+        demo_dir=demo,
+        demo_vectors=tmp_path / "none.npz",
+        results_dir=tmp_path / "results",
+        embedder=HashEmbedder(),
+    )
+
+
+# ------------------------------------------------------------------- names
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ("report.pdf", "report.pdf"),
+        ("../../etc/passwd.md", "passwd.md"),
+        ("C:\\Users\\me\\Notes.TXT", "Notes.txt"),
+        ("..", "upload"),
+        ("", "upload"),
+        ("a\x00b\nc.md", "abc.md"),
+        ("spaces and (brackets).md", "spaces and (brackets).md"),
+        ("<script>x</script>.md", "script_.md"),
+        ("a<b>c|d?.md", "a_b_c_d_.md"),
+        ("Prüfbericht ÄÖÜ.pdf", "Prüfbericht ÄÖÜ.pdf"),
+        (".hidden.md", "hidden.md"),
+    ],
+)
+def test_safe_name_keeps_only_a_base_name(given: str, expected: str) -> None:
+    assert safe_name(given) == expected
+
+
+def test_safe_name_limits_length_and_keeps_the_suffix() -> None:
+    name = safe_name("x" * 500 + ".md")
+    assert name.endswith(".md") and len(name) <= 120
+
+
+# ----------------------------------------------------------------- uploads
+
+
+def test_upload_adds_chunks_and_embeds_a_markdown_file(workspace: Workspace) -> None:
+    stages: list[tuple[str, float]] = []
+    outcome = workspace.upload(
+        UPLOADS_COLLECTION, "pricing.md", PRICING_MD, progress=lambda s, f: stages.append((s, f))
+    )
+    assert outcome.status == "added" and outcome.ok
+    assert outcome.passages == len(workspace.passages_of(UPLOADS_COLLECTION, "pricing.md")) >= 2
+    assert outcome.embedded == outcome.passages
+    assert [f for _, f in stages] == sorted(f for _, f in stages)  # progress only moves forward
+    assert stages[0][1] == 0.0 and stages[-1][1] == 1.0
+    assert [i.name for i in workspace.documents(UPLOADS_COLLECTION)] == ["pricing.md"]
+
+
+def test_upload_never_uses_the_file_name_as_a_path(workspace: Workspace, tmp_path: Path) -> None:
+    before = {p for p in tmp_path.rglob("*")}
+    outcome = workspace.upload(UPLOADS_COLLECTION, "../../../outside.md", PRICING_MD)
+    assert outcome.name == "outside.md"
+    assert not (tmp_path.parent / "outside.md").exists()
+    created = {p for p in tmp_path.rglob("*")} - before
+    assert all("outside" not in p.name for p in created)
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "reason"),
+    [
+        ("empty.md", b"", "empty"),
+        ("blank.txt", b"   \n\n  ", "empty"),
+        ("binary.txt", b"\x00\x01\x02" * 100, "binary"),
+        ("sheet.xlsx", b"PK\x03\x04", "unsupported file type"),
+        ("broken.pdf", b"%PDF-1.4 garbage without structure", "PDF"),
+    ],
+)
+def test_rejected_files_say_why_and_change_nothing(
+    workspace: Workspace, name: str, data: bytes, reason: str
+) -> None:
+    outcome = workspace.upload(UPLOADS_COLLECTION, name, data)
+    assert outcome.status == "rejected" and not outcome.ok
+    assert reason.lower() in outcome.message.lower()
+    assert workspace.documents(UPLOADS_COLLECTION) == []
+
+
+def test_upload_over_the_size_limit_is_rejected(workspace: Workspace, monkeypatch) -> None:
+    monkeypatch.setenv("RAGCORE_MAX_UPLOAD_MB", "0.0001")  # about 100 bytes
+    outcome = workspace.upload(UPLOADS_COLLECTION, "pricing.md", PRICING_MD)
+    assert outcome.status == "rejected"
+    assert "RAGCORE_MAX_UPLOAD_MB" in outcome.message
+
+
+def test_same_bytes_twice_is_a_duplicate(workspace: Workspace) -> None:
+    assert workspace.upload(UPLOADS_COLLECTION, "a.md", PRICING_MD).status == "added"
+    again = workspace.upload(UPLOADS_COLLECTION, "b.md", PRICING_MD)
+    assert again.status == "duplicate" and "a.md" in again.message
+    assert [i.name for i in workspace.documents(UPLOADS_COLLECTION)] == ["a.md"]
+
+
+def test_remove_and_rechunk(workspace: Workspace) -> None:
+    workspace.upload(UPLOADS_COLLECTION, "pricing.md", PRICING_MD)
+    workspace.upload(UPLOADS_COLLECTION, "sla.md", SLA_MD)
+    assert workspace.rechunk(UPLOADS_COLLECTION, "sla.md", "whole") == 1
+    assert workspace.whole_document_names(UPLOADS_COLLECTION) == ["sla.md"]
+    [whole] = workspace.passages_of(UPLOADS_COLLECTION, "sla.md")
+    assert (whole.first_line, whole.chunking) == (1, "whole")
+    assert workspace.remove(UPLOADS_COLLECTION, "pricing.md") is True
+    assert workspace.remove(UPLOADS_COLLECTION, "pricing.md") is False
+    assert [i.name for i in workspace.documents(UPLOADS_COLLECTION)] == ["sla.md"]
+    with pytest.raises(ValueError, match="chunking"):
+        workspace.rechunk(UPLOADS_COLLECTION, "sla.md", "paragraphs")
+
+
+def test_retriever_is_rebuilt_only_when_the_collection_changes(workspace: Workspace) -> None:
+    workspace.upload(UPLOADS_COLLECTION, "pricing.md", PRICING_MD)
+    first = workspace.retriever(UPLOADS_COLLECTION)
+    assert workspace.retriever(UPLOADS_COLLECTION) is first
+    workspace.upload(UPLOADS_COLLECTION, "sla.md", SLA_MD)
+    second = workspace.retriever(UPLOADS_COLLECTION)
+    assert second is not first
+    assert {p.doc for p in second.passages} == {"pricing.md", "sla.md"}
+
+
+def test_uploads_collection_is_private_per_session_only_when_isolated(
+    workspace: Workspace, monkeypatch
+) -> None:
+    assert workspace.uploads_collection("session-a") == UPLOADS_COLLECTION
+    monkeypatch.setenv("RAGCORE_ISOLATION", "session")
+    a, b = workspace.uploads_collection("session-a"), workspace.uploads_collection("session-b")
+    assert a.startswith(SESSION_PREFIX) and b.startswith(SESSION_PREFIX) and a != b
+    assert workspace.uploads_collection("session-a") == a  # stable for one session
+    assert "session-a" not in a  # the raw session id is not stored
+    assert workspace.collection_choices("session-a")["My uploads"] == a
+
+
+# ------------------------------------------------------------- the viewer
+
+
+def test_document_view_marks_exactly_the_cited_lines(workspace: Workspace) -> None:
+    workspace.ensure_demo()
+    view = workspace.document_view(DEMO_COLLECTION, "pricing.md", 5, 5, context=2)
+    assert [line.number for line in view.lines] == [3, 4, 5, 6, 7]
+    assert [line.number for line in view.marked] == [5]
+    assert view.marked[0].text == "The Business plan costs $999 per month, billed monthly."
+    assert view.citation == "pricing.md, line 5"
+    whole = workspace.document_view(DEMO_COLLECTION, "pricing.md", 1, 9, context=50)
+    # The file ends with a line break, so its last line (10) is empty; the window stops there.
+    assert whole.lines[0].number == 1 and whole.lines[-1].number == whole.total_lines == 10
+    assert not whole.lines[-1].marked
+
+
+def test_document_view_refuses_lines_outside_the_document(workspace: Workspace) -> None:
+    workspace.ensure_demo()
+    with pytest.raises(errors.LibraryError, match="outside the document"):
+        workspace.document_view(DEMO_COLLECTION, "pricing.md", 8, 40)
+    with pytest.raises(errors.LibraryError, match="no such document"):
+        workspace.document_view(DEMO_COLLECTION, "missing.md", 1, 1)
+
+
+def test_pdf_view_has_pages_and_a_highlighted_page(workspace: Workspace) -> None:
+    data = make_pdf(
+        [
+            ["Quarterly report", "Revenue grew well."],
+            ["The Business plan stays at 999 dollars.", "Other news."],
+        ]
+    )
+    outcome = workspace.upload(UPLOADS_COLLECTION, "report.pdf", data)
+    assert outcome.ok, outcome.message
+    doc_lines = workspace.library.get_document(UPLOADS_COLLECTION, "report.pdf").lines
+    cited = next(i for i, line in enumerate(doc_lines, start=1) if "Business plan" in line)
+    view = workspace.document_view(UPLOADS_COLLECTION, "report.pdf", cited, cited, context=1)
+    assert view.kind == "pdf" and view.pages == (2,)
+    assert view.marked[0].page == 2
+    marked = workspace.marked_pdf_page(UPLOADS_COLLECTION, "report.pdf", cited, cited)
+    assert marked is not None
+    from pypdf import PdfReader
+
+    reader = PdfReader(io.BytesIO(marked))
+    assert len(reader.pages) == 1
+    assert "Business plan" in reader.pages[0].extract_text()
+    annots = [a.get_object() for a in reader.pages[0].get("/Annots", [])]
+    assert annots and all(a["/Subtype"] == "/Highlight" for a in annots)
+    # The stored original is named by its content hash, never by the upload's name.
+    kept = list((workspace.home / "originals").iterdir())
+    assert [p.name for p in kept] == [hashlib.sha256(data).hexdigest() + ".pdf"]
+
+
+def test_highlight_marks_only_runs_of_the_cited_lines() -> None:
+    data = make_pdf([["First line here", "Second line marked", "Third line here"]])
+    out = highlight_pdf_page(data, 1, ["Second line marked"])
+    from pypdf import PdfReader
+
+    page = PdfReader(io.BytesIO(out)).pages[0]
+    rects = [a.get_object()["/Rect"] for a in page["/Annots"]]
+    assert len(rects) == 1
+    # fpdf2 writes lines top-down 8 mm apart: the mark sits on the second line.
+    found: dict[str, float] = {}
+    page.extract_text(
+        visitor_text=lambda t, cm, tm, f, s: found.setdefault(t.strip(), tm[5]) if t.strip() else None
+    )
+    y = found["Second line marked"]
+    assert float(rects[0][1]) < y < float(rects[0][3])
+    assert highlight_pdf_page(data, 3, ["x"]) is None
+    assert highlight_pdf_page(b"not a pdf", 1, ["x"]) is None
+
+
+# ------------------------------------------------------------------- ask
+
+
+def test_ask_returns_cited_hits_traces_and_timings(workspace: Workspace) -> None:
+    workspace.ensure_demo()
+    outcome = workspace.ask(
+        DEMO_COLLECTION, "What does the Business plan cost per month?", mode="hybrid", lens="auto"
+    )
+    assert outcome.hits and outcome.answer is not None
+    assert outcome.hits[0].passage.doc == "pricing.md"
+    assert set(outcome.hits[0].trace) == {"bm25", "dense", "fused", "rerank"}
+    assert outcome.lens is not None and outcome.lens.kind == "money"
+    assert outcome.answer.citations
+    for c in outcome.answer.citations:  # every citation resolves to real lines
+        view = workspace.document_view(DEMO_COLLECTION, c.doc, c.first_line, c.last_line)
+        assert view.marked
+    assert {"bm25", "dense", "fuse", "answer", "total"} <= set(outcome.timings_ms)
+    assert workspace.last_query["question"] == outcome.question
+    assert workspace.facts(DEMO_COLLECTION).last_query["timings_ms"]["total"] > 0
+
+
+def test_ask_lens_override_and_whole_document_flag(workspace: Workspace) -> None:
+    workspace.ensure_demo()
+    workspace.rechunk(DEMO_COLLECTION, "sla.md", "whole")
+    outcome = workspace.ask(DEMO_COLLECTION, "What uptime is guaranteed?", mode="bm25", lens="risk")
+    assert outcome.lens.kind == "risk" and outcome.lens.chosen_by == "user"
+    assert "sla.md" in outcome.whole_documents
+
+
+def test_ask_on_an_empty_collection_says_so(workspace: Workspace) -> None:
+    outcome = workspace.ask(UPLOADS_COLLECTION, "anything at all?")
+    assert outcome.hits == [] and outcome.answer is None
+    assert any("no documents" in n for n in outcome.notes)
+    with pytest.raises(errors.RagcoreError, match="question"):
+        workspace.ask(UPLOADS_COLLECTION, "   ")
+
+
+def test_related_passages_come_from_other_documents(workspace: Workspace) -> None:
+    workspace.ensure_demo()
+    passage = next(p for p in workspace.passages_of(DEMO_COLLECTION, "pricing.md") if "$999" in p.text)
+    workspace.ensure_dense(DEMO_COLLECTION)
+    related = workspace.related(DEMO_COLLECTION, passage, k=2)
+    assert related and all(p.doc != "pricing.md" for p, _ in related)
+
+
+def test_demo_vectors_are_seeded_so_nothing_is_embedded(tmp_path: Path) -> None:
+    from ragcore.retrieval.vectors import save_precomputed
+
+    demo = tmp_path / "demo"
+    demo.mkdir()
+    (demo / "pricing.md").write_bytes(PRICING_MD)
+    first = Workspace(
+        tmp_path / "a", demo_dir=demo, embedder=HashEmbedder(), demo_vectors=tmp_path / "no.npz"
+    )
+    first.ensure_demo()
+    first.ensure_dense(DEMO_COLLECTION)
+    retriever = first.retriever(DEMO_COLLECTION)
+    save_precomputed(tmp_path / "demo.npz", retriever.passages, retriever._vectors, HashEmbedder.model_id)
+
+    embedder = HashEmbedder()
+    second = Workspace(tmp_path / "b", demo_dir=demo, embedder=embedder, demo_vectors=tmp_path / "demo.npz")
+    second.ensure_demo()
+    assert second.missing_vectors(DEMO_COLLECTION) == 0
+    assert second.ensure_dense(DEMO_COLLECTION) == 0
+    assert embedder.embedded == 0 and second.seeded_vectors == len(retriever.passages)
+
+
+# ------------------------------------------------------------- evaluation
+
+
+def small_run(rankers=("bm25", "hybrid")) -> dict:
+    from ragcore.evaluation import evaluate
+    from ragcore.evaluation.goldset import Question
+
+    questions = [Question(f"q{i}", f"question {i}", "lookup" if i % 2 else "synonym") for i in range(6)]
+    qrels = {q.id: {f"d{i}": 2, f"e{i}": 1} for i, q in enumerate(questions)}
+    rankings = {
+        "bm25": lambda text: [f"x{text}", f"d{text[-1]}", f"e{text[-1]}"],
+        "hybrid": lambda text: [f"d{text[-1]}", f"e{text[-1]}"],
+    }
+    return evaluate(
+        questions, qrels, {r: rankings[r] for r in rankers}, resamples=200, settings={"name": "tiny"}
+    )
+
+
+def test_stored_runs_are_listed_and_bad_files_skipped(workspace: Workspace) -> None:
+    results = workspace.results_dir
+    results.mkdir()
+    (results / "tiny.json").write_text(json.dumps(small_run()))
+    (results / "broken.json").write_text("{not json")
+    (results / "list.json").write_text("[1, 2]")
+    runs = workspace.stored_runs()
+    assert [r.name for r in runs] == ["tiny"]
+    assert runs[0].rankers == ("bm25", "hybrid") and runs[0].questions == 6
+    assert workspace.load_run(runs[0].path)["settings"]["name"] == "tiny"
+    with pytest.raises(errors.RagcoreError, match="not a stored run"):
+        workspace.load_run(results.parent / "elsewhere.json")
+
+
+def test_run_tables_flatten_the_run_json() -> None:
+    run = small_run()
+    rows = per_question_rows(run)
+    assert len(rows) == 6 * 2
+    assert {r["ranker"] for r in rows} == {"bm25", "hybrid"}
+    hybrid = [r for r in rows if r["ranker"] == "hybrid"]
+    assert all(r["ndcg@10"] == pytest.approx(1.0) for r in hybrid)  # relevant ones first, in grade order
+    summary = summary_rows(run)
+    assert {(r["ranker"], r["metric"]) for r in summary} >= {("bm25", "ndcg@10"), ("hybrid", "mrr@10")}
+    assert all(r["ci_low"] <= r["mean"] <= r["ci_high"] for r in summary)
+    types = by_type_rows(run, "ndcg@10")
+    assert {r["type"] for r in types} == {"lookup", "synonym"} and all(r["n"] == 3 for r in types)
+
+
+def test_describe_run_tells_a_chunking_comparison(tmp_path: Path) -> None:
+    run = small_run()
+    comparison = {
+        "settings": {"name": "demo"},
+        "summary": {},
+        "comparisons": [],
+        "chunkings": {"heading": run, "whole": run},
+    }
+    described = describe_run(tmp_path / "c.json", comparison)
+    assert described.kind == "chunkings" and "heading, whole" in described.title
+    assert described.questions == 6
+
+
+def test_evaluate_an_uploaded_gold_set_against_a_collection(workspace: Workspace) -> None:
+    workspace.ensure_demo()
+    gold = {
+        "name": "mine",
+        "corpus": ".",
+        "questions": [
+            {
+                "id": "p",
+                "text": "Business plan price per month",
+                "judgements": [{"doc": "pricing.md", "quote": "$999 per month", "grade": 2}],
+            },
+            {
+                "id": "u",
+                "text": "monthly uptime guarantee",
+                "judgements": [{"doc": "sla.md", "lines": [5, 5], "grade": 2}],
+            },
+        ],
+    }
+    messages: list[str] = []
+    run = workspace.evaluate_goldset(
+        json.dumps(gold).encode(),
+        DEMO_COLLECTION,
+        ["bm25", "hybrid"],
+        resamples=100,
+        progress=messages.append,
+    )
+    assert run["questions"]["scored"] == 2
+    assert set(run["rankers"]) == {"bm25", "hybrid"}
+    assert run["per_question"]["p"]["top10"]["bm25"][0]["doc"] == "pricing.md"
+    assert messages
+    with pytest.raises(errors.GoldSetError):
+        workspace.evaluate_goldset(b'{"questions": []}', DEMO_COLLECTION, ["bm25"])
+    with pytest.raises(errors.RagcoreError, match="at least one ranker"):
+        workspace.evaluate_goldset(json.dumps(gold).encode(), DEMO_COLLECTION, [])
