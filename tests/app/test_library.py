@@ -57,7 +57,7 @@ def test_upload_markdown_and_pdf_list_reject_and_remove(app_env, monkeypatch) ->
     # Passages of the Markdown file, with line spans; its markup is shown escaped.
     at.selectbox(key="library-doc").set_value("notes.md").run()
     passages = next(d.value for d in at.dataframe if "Section" in d.value.columns)
-    assert list(passages["Lines"])[0].startswith("line")
+    assert all(span.startswith("line") for span in passages["Lines"])
     at.number_input(key="passage-pick").set_value(len(passages)).run()
     shown = "".join(h.proto.body for h in at.html if "rc-doc" in h.proto.body)
     assert "&lt;img src=x onerror=alert(1)&gt;" in shown and "<img" not in shown
