@@ -1,0 +1,432 @@
+"""Pool a gold set's judgements from the rankers' top passages, judged blind.
+
+Depth-k pooling, as in TREC (Voorhees and Harman, "TREC: Experiment and
+Evaluation in Information Retrieval", MIT Press 2005, ch. 2; after Spärck
+Jones and van Rijsbergen, 1975): for every question, the union of each
+ranker's top k passages is judged, so that every pooled ranker is scored on
+judged passages rather than on unjudged ones counted as misses.
+
+The judging sheet is blind: one JSON line per (question, passage) with the
+question, the passage's document, lines, section and text, and ``"grade":
+null`` to fill in; never the ranker that returned it, its rank or its score.
+Records are shuffled with a fixed seed, so the order says nothing either.
+Passages already judged for a question (same document and line span) are
+left out, so a later pool (new rankers, new chunking) only asks for new ones.
+The pool's settings go to a sidecar ``<sheet>.meta.json``.
+
+    python scripts/pool_goldset.py pool  [--gold eval/demo.gold.json] [--rankers bm25,dense,hybrid]
+                                         [--depth 10] [--seed 8] [--out eval/pool/sheet-DATE.jsonl]
+    python scripts/pool_goldset.py merge SHEET [--gold eval/demo.gold.json]
+    python scripts/pool_goldset.py words [--gold eval/demo.gold.json]
+    python scripts/pool_goldset.py check [--gold eval/demo.gold.json]
+
+``merge`` adds each graded record as a ``{"doc", "lines", "grade"}``
+judgement (a span already judged for that question is skipped) and rewrites
+the "Pool:" sentence of the gold set's description from the merged sheets.
+``words`` recomputes each question's ``no_shared_words``: true when the
+question's stemmed content words share nothing with any of its grade 2
+quotes. ``check`` compares each merged sheet grade with the grade the
+evaluation gives that passage, which differs where passages overlap.
+Run from the repository root (the library under RAGCORE_HOME caches vectors).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import random
+import sys
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from ragcore.errors import RagcoreError  # noqa: E402
+from ragcore.evaluation.goldset import (  # noqa: E402
+    all_qrels,
+    load_goldset,
+    resolve_spans,
+)
+from ragcore.records import Passage  # noqa: E402
+from ragcore.text import content_words  # noqa: E402
+
+DEFAULT_GOLD = Path("eval/demo.gold.json")
+DEFAULT_RANKERS = ("bm25", "dense", "hybrid")
+DEFAULT_DEPTH = 10
+DEFAULT_SEED = 8
+CHUNKING = "auto"
+POOL_MARK = "Pool:"
+
+Search = Callable[[str, str, int], Sequence[Passage]]
+
+
+# ------------------------------------------------------------------ gold-set file
+
+
+def read_raw(path: Path) -> dict[str, Any]:
+    """The gold set as plain JSON, checked by the project's loader first."""
+    load_goldset(path)
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def dumps_goldset(data: dict[str, Any]) -> str:
+    """The gold set as JSON with one judgement per line, so diffs stay readable."""
+    out = ["{"]
+    for key, value in data.items():
+        if key != "questions":
+            out.append(f"  {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)},")
+    out.append('  "questions": [')
+    questions = data["questions"]
+    for qi, q in enumerate(questions):
+        out.append("    {")
+        for key, value in q.items():
+            if key != "judgements":
+                out.append(f"      {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)},")
+        judgements = [f"        {json.dumps(j, ensure_ascii=False)}" for j in q.get("judgements", [])]
+        out.append('      "judgements": [' + ("" if judgements else "]"))
+        if judgements:
+            out.append(",\n".join(judgements))
+            out.append("      ]")
+        out.append("    }" + ("," if qi < len(questions) - 1 else ""))
+    out.append("  ]")
+    out.append("}")
+    text = "\n".join(out) + "\n"
+    if json.loads(text) != data:  # the layout must never change the content
+        raise AssertionError("gold-set layout changed its content")
+    return text
+
+
+def write_raw(path: Path, data: dict[str, Any]) -> None:
+    path.write_text(dumps_goldset(data), encoding="utf-8")
+    load_goldset(path)
+
+
+def judged_spans(question: dict[str, Any]) -> dict[tuple[str, int, int], int]:
+    """(doc, first, last) -> grade of a question's line-span judgements."""
+    return {
+        (j["doc"], j["lines"][0], j["lines"][1]): j["grade"]
+        for j in question.get("judgements", [])
+        if "lines" in j
+    }
+
+
+# ------------------------------------------------------------------ shared words
+
+
+def shares_no_words(question: str, quotes: Iterable[str]) -> bool:
+    """True when the question's stemmed content words meet none of the quotes'."""
+    words = content_words(question)
+    return all(not (words & content_words(q)) for q in quotes)
+
+
+def stamp_no_shared_words(data: dict[str, Any]) -> int:
+    """Set every question's ``no_shared_words`` from its grade 2 quotes; returns how many are true."""
+    count = 0
+    for q in data["questions"]:
+        quotes = [j["quote"] for j in q["judgements"] if "quote" in j and j["grade"] == 2]
+        value = bool(quotes) and shares_no_words(q["text"], quotes)
+        q["no_shared_words"] = value
+        count += value
+    return count
+
+
+# ------------------------------------------------------------------ pool
+
+
+def pool_records(
+    data: dict[str, Any],
+    search: Search,
+    rankers: Sequence[str],
+    depth: int,
+    seed: int,
+) -> list[dict[str, Any]]:
+    """The blind sheet's records: for each question, the union of every
+    ranker's top ``depth`` passages, less the spans already judged for it,
+    shuffled together with ``seed``."""
+    records = []
+    for q in data["questions"]:
+        done = judged_spans(q)
+        pooled: dict[tuple[str, int, int], Passage] = {}
+        for mode in rankers:
+            for p in search(q["text"], mode, depth)[:depth]:
+                key = (p.doc, p.first_line, p.last_line)
+                if key not in done:
+                    pooled.setdefault(key, p)
+        for (doc, first, last), p in sorted(pooled.items()):
+            records.append(
+                {
+                    "question_id": q["id"],
+                    "question": q["text"],
+                    "doc": doc,
+                    "lines": [first, last],
+                    "section": p.label,
+                    "passage": p.text,
+                    "grade": None,
+                }
+            )
+    random.Random(seed).shuffle(records)
+    for n, record in enumerate(records, 1):
+        record["item"] = n
+    return [{"item": r.pop("item"), **r} for r in records]
+
+
+def retriever_search(gold_path: Path) -> tuple[Search, dict[str, Any]]:
+    """Search function over the gold set's corpus (auto chunking), and index details."""
+    from ragcore.corpus import default_library, load_corpus
+    from ragcore.retrieval import Retriever
+
+    gold = load_goldset(gold_path)
+    library = default_library()
+    corpus = load_corpus(gold.corpus, CHUNKING, library)
+    retriever = Retriever(corpus, library=library)
+    retriever.ensure_dense()
+
+    def search(question: str, mode: str, k: int) -> list[Passage]:
+        return [h.passage for h in retriever.search(question, mode=mode, k=k)]
+
+    details = {
+        "documents": len(corpus.documents),
+        "passages": len(corpus.passages),
+        "embedding_model": getattr(retriever.embedder, "model_id", None),
+        "fusion": {"method": retriever.fusion.method, "k": retriever.fusion.k},
+    }
+    return search, details
+
+
+def write_sheet(path: Path, records: list[dict[str, Any]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as fh:
+        for r in records:
+            fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+
+
+def read_sheet(path: Path) -> list[dict[str, Any]]:
+    records = []
+    with path.open(encoding="utf-8") as fh:
+        for number, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise RagcoreError(f"{path}, line {number}: not valid JSON ({exc.msg})") from exc
+    return records
+
+
+def meta_path(sheet: Path) -> Path:
+    return sheet.with_name(sheet.stem + ".meta.json")
+
+
+# ------------------------------------------------------------------ merge
+
+
+def merge_records(data: dict[str, Any], records: list[dict[str, Any]]) -> tuple[int, int, list[str]]:
+    """Add the graded records as line-span judgements; returns (added,
+    skipped as already judged, notes on skipped spans judged differently)."""
+    allowed = {int(g) for g in data.get("grades", {})} or None
+    by_id = {q["id"]: q for q in data["questions"]}
+    problems = []
+    for r in records:
+        grade = r.get("grade")
+        where = f"item {r.get('item')} ({r.get('question_id')}, {r.get('doc')} {r.get('lines')})"
+        if r.get("question_id") not in by_id:
+            problems.append(f"{where}: no such question in the gold set")
+        elif not isinstance(grade, int) or isinstance(grade, bool) or grade < 0:
+            problems.append(f"{where}: grade {grade!r} is not a whole number of at least 0")
+        elif allowed is not None and grade not in allowed:
+            problems.append(f"{where}: grade {grade} is not one of {sorted(allowed)}")
+    if problems:
+        shown = "\n  ".join(problems[:20])
+        more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
+        raise RagcoreError(f"{len(problems)} record(s) cannot be merged:\n  {shown}{more}")
+    added = skipped = 0
+    notes = []
+    for r in records:
+        q = by_id[r["question_id"]]
+        first, last = r["lines"]
+        key = (r["doc"], first, last)
+        existing = judged_spans(q)
+        if key in existing:
+            skipped += 1
+            if existing[key] != r["grade"]:
+                notes.append(
+                    f"{q['id']} {r['doc']} {first}-{last}: kept grade {existing[key]}, sheet says {r['grade']}"
+                )
+            continue
+        q["judgements"].append({"doc": r["doc"], "lines": [first, last], "grade": r["grade"]})
+        added += 1
+    return added, skipped, notes
+
+
+def pool_sentence(metas: list[dict[str, Any]], data: dict[str, Any]) -> str:
+    """The description's "Pool:" sentence, from the merged sheets' settings and the gold set's judgements."""
+    if not metas:
+        return f"{POOL_MARK} not pooled yet."
+    grades = Counter(j["grade"] for q in data["questions"] for j in q["judgements"] if "lines" in j)
+    total = sum(grades.values())
+    parts = []
+    for m in metas:
+        parts.append(
+            f"{m['sheet']} ({m['merged']['added']} passages, {m['date']}: union of the top {m['depth']} "
+            f"of {', '.join(m['rankers'])} for every question, {m['chunking']} chunking)"
+        )
+    by_grade = ", ".join(f"{grades.get(g, 0)} graded {g}" for g in sorted({*grades, 0, 1, 2}, reverse=True))
+    return (
+        f"{POOL_MARK} {total} (question, passage) pairs judged ({by_grade}), recorded as line-span judgements, "
+        f"from {'; '.join(parts)}. Judging was blind: the sheet shows the question and the passage text only, "
+        "shuffled with a fixed seed, never the ranker, its rank or its score."
+    )
+
+
+def set_pool_sentence(data: dict[str, Any], sentence: str) -> None:
+    description = data.get("description", "")
+    head = description.split(POOL_MARK)[0].rstrip()
+    data["description"] = f"{head} {sentence}".strip()
+
+
+def merged_metas(folder: Path, gold_path: Path) -> list[dict[str, Any]]:
+    metas = []
+    for path in sorted(folder.glob("*.meta.json")):
+        meta = json.loads(path.read_text(encoding="utf-8"))
+        if meta.get("merged") and Path(meta["gold"]).resolve() == gold_path.resolve():
+            metas.append(meta)
+    return metas
+
+
+# ------------------------------------------------------------------ check
+
+
+def effective_grades(gold_path: Path) -> dict[tuple[str, str, int, int], int]:
+    """(question, doc, first, last) -> the grade the evaluation gives each passage
+    of the pooling chunking (auto), from all of the gold set's judgements."""
+    from ragcore.corpus import default_library, load_corpus
+
+    gold = load_goldset(gold_path)
+    corpus = load_corpus(gold.corpus, CHUNKING, default_library())
+    resolved = resolve_spans(gold, corpus.documents)
+    qrels = all_qrels(resolved, corpus.passages, gold.unit)
+    by_id = {p.id: p for p in corpus.passages}
+    out = {}
+    for qid, grades in qrels.items():
+        for pid, grade in grades.items():
+            p = by_id[pid]
+            out[(qid, p.doc, p.first_line, p.last_line)] = grade
+    return out
+
+
+# ------------------------------------------------------------------ commands
+
+
+def cmd_pool(args: argparse.Namespace) -> int:
+    data = read_raw(args.gold)
+    rankers = [r.strip() for r in args.rankers.split(",") if r.strip()]
+    search, details = retriever_search(args.gold)
+    records = pool_records(data, search, rankers, args.depth, args.seed)
+    today = dt.date.today().isoformat()
+    out = args.out or Path("eval/pool") / f"sheet-{today}.jsonl"
+    if out.exists():
+        print(f"pool: {out} exists; give --out to write another sheet", file=sys.stderr)
+        return 1
+    write_sheet(out, records)
+    meta = {
+        "sheet": out.name,
+        "gold": str(args.gold),
+        "date": today,
+        "rankers": rankers,
+        "depth": args.depth,
+        "seed": args.seed,
+        "chunking": CHUNKING,
+        "index": details,
+        "questions": len(data["questions"]),
+        "records": len(records),
+        "merged": None,
+    }
+    meta_path(out).write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+    print(f"pool: {len(records)} passages to judge for {len(data['questions'])} questions -> {out}")
+    return 0
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    data = read_raw(args.gold)
+    records = read_sheet(args.sheet)
+    meta_file = meta_path(args.sheet)
+    if not meta_file.is_file():
+        print(f"merge: {meta_file} is missing (written by the pool command)", file=sys.stderr)
+        return 1
+    added, skipped, notes = merge_records(data, records)
+    meta = json.loads(meta_file.read_text(encoding="utf-8"))
+    meta["merged"] = {"added": added, "skipped": skipped, "on": dt.date.today().isoformat()}
+    meta_file.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+    set_pool_sentence(data, pool_sentence(merged_metas(args.sheet.parent, args.gold), data))
+    write_raw(args.gold, data)
+    print(f"merge: {added} judgements added, {skipped} spans already judged")
+    for note in notes:
+        print(f"  {note}")
+    return 0
+
+
+def cmd_words(args: argparse.Namespace) -> int:
+    data = read_raw(args.gold)
+    count = stamp_no_shared_words(data)
+    write_raw(args.gold, data)
+    print(f"words: {count} of {len(data['questions'])} questions share no content word with their evidence")
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    data = read_raw(args.gold)
+    effective = effective_grades(args.gold)
+    types = {q["id"]: q["type"] for q in data["questions"]}
+    folder = args.gold.parent / "pool"
+    raised: Counter[tuple[int, int]] = Counter()
+    total = 0
+    for meta in merged_metas(folder, args.gold):
+        for r in read_sheet(folder / meta["sheet"]):
+            total += 1
+            now = effective.get((r["question_id"], r["doc"], *r["lines"]))
+            if now is not None and now != r["grade"]:
+                raised[(r["grade"], now)] += 1
+                if args.verbose:
+                    print(
+                        f"  {r['question_id']} ({types[r['question_id']]}) {r['doc']} {r['lines']}: {r['grade']} -> {now}"
+                    )
+    print(
+        f"check: {total} judged passages; the evaluation grades {sum(raised.values())} of them differently:"
+    )
+    for (judged, now), n in sorted(raised.items()):
+        print(f"  judged {judged}, scored {now}: {n}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("pool", help="write a blind judging sheet")
+    p.add_argument("--gold", type=Path, default=DEFAULT_GOLD)
+    p.add_argument("--rankers", default=",".join(DEFAULT_RANKERS))
+    p.add_argument("--depth", type=int, default=DEFAULT_DEPTH)
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    p.add_argument("--out", type=Path)
+    m = sub.add_parser("merge", help="add a judged sheet's grades to the gold set")
+    m.add_argument("sheet", type=Path)
+    m.add_argument("--gold", type=Path, default=DEFAULT_GOLD)
+    w = sub.add_parser("words", help="recompute no_shared_words")
+    w.add_argument("--gold", type=Path, default=DEFAULT_GOLD)
+    c = sub.add_parser("check", help="judged grades against the grades the evaluation uses")
+    c.add_argument("--gold", type=Path, default=DEFAULT_GOLD)
+    c.add_argument("--verbose", action="store_true")
+    args = parser.parse_args(argv)
+    commands = {"pool": cmd_pool, "merge": cmd_merge, "words": cmd_words, "check": cmd_check}
+    try:
+        return commands[args.command](args)
+    except RagcoreError as exc:
+        print(f"{args.command}: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
