@@ -10,8 +10,9 @@ The judging sheet is blind: one JSON line per (question, passage) with the
 question, the passage's document, lines, section and text, and ``"grade":
 null`` to fill in; never the ranker that returned it, its rank or its score.
 Records are shuffled with a fixed seed, so the order says nothing either.
-Passages already judged for a question (same document and line span) are
-left out, so a later pool (new rankers, new chunking) only asks for new ones.
+Passages already judged for a question (the same document and line span,
+in a merged sheet or as a line-span judgement) are left out, so a later pool
+(new rankers, new chunking) only asks for new ones.
 The pool's settings go to a sidecar ``<sheet>.meta.json``.
 
     python scripts/pool_goldset.py pool  [--gold eval/demo.gold.json] [--rankers bm25,dense,hybrid]
@@ -21,8 +22,14 @@ The pool's settings go to a sidecar ``<sheet>.meta.json``.
     python scripts/pool_goldset.py check [--gold eval/demo.gold.json]
 
 ``merge`` adds each graded record as a ``{"doc", "lines", "grade"}``
-judgement (a span already judged for that question is skipped) and rewrites
-the "Pool:" sentence of the gold set's description from the merged sheets.
+judgement and rewrites the "Pool:" sentence of the gold set's description
+from the merged sheets. Passages of one document can share lines (PDF
+passages carry their last sentences into the next one; a long line may be
+split), and a judgement grades every passage it shares text with, so a
+grade above 0 is recorded without the lines the passage shares with a
+neighbour graded lower (or not judged) for that question; otherwise one
+answering passage would lend its grade to the passage beside it. A passage
+whose every line is shared keeps its full span (``check`` counts these).
 ``words`` recomputes each question's ``no_shared_words``: true when the
 question's stemmed content words share nothing with any of its grade 2
 quotes. ``check`` compares each merged sheet grade with the grade the
@@ -33,12 +40,14 @@ Run from the repository root (the library under RAGCORE_HOME caches vectors).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime as dt
 import json
 import random
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +71,16 @@ CHUNKING = "auto"
 POOL_MARK = "Pool:"
 
 Search = Callable[[str, str, int], Sequence[Passage]]
+Span = tuple[str, str, int, int]  # question id, document, first line, last line
+
+
+@dataclass
+class MergeReport:
+    added: int = 0
+    skipped: int = 0  # judged before
+    trimmed: int = 0  # recorded without lines shared with a lower-graded neighbour
+    untrimmed: int = 0  # every line shared: recorded whole
+    notes: list[str] = field(default_factory=list)
 
 
 # ------------------------------------------------------------------ gold-set file
@@ -143,13 +162,16 @@ def pool_records(
     rankers: Sequence[str],
     depth: int,
     seed: int,
+    judged: Mapping[Span, int] | None = None,
 ) -> list[dict[str, Any]]:
     """The blind sheet's records: for each question, the union of every
-    ranker's top ``depth`` passages, less the spans already judged for it,
-    shuffled together with ``seed``."""
+    ranker's top ``depth`` passages, less the spans already judged for it
+    (``judged``: the merged sheets' (question, doc, first, last) -> grade,
+    and the gold set's line-span judgements), shuffled together with ``seed``."""
+    judged = judged or {}
     records = []
     for q in data["questions"]:
-        done = judged_spans(q)
+        done = set(judged_spans(q)) | {(d, f, la) for (qid, d, f, la) in judged if qid == q["id"]}
         pooled: dict[tuple[str, int, int], Passage] = {}
         for mode in rankers:
             for p in search(q["text"], mode, depth)[:depth]:
@@ -224,9 +246,32 @@ def meta_path(sheet: Path) -> Path:
 # ------------------------------------------------------------------ merge
 
 
-def merge_records(data: dict[str, Any], records: list[dict[str, Any]]) -> tuple[int, int, list[str]]:
-    """Add the graded records as line-span judgements; returns (added,
-    skipped as already judged, notes on skipped spans judged differently)."""
+def trim_span(
+    first: int, last: int, grade: int, others: Iterable[tuple[int, int, int]]
+) -> tuple[int, int] | None:
+    """Lines ``first``..``last`` of a passage graded ``grade`` without the lines
+    it shares with other passages (``others``: first, last, grade) graded lower;
+    None when no line would be left. Shared lines sit at a passage's ends."""
+    keep = set(range(first, last + 1))
+    for o_first, o_last, o_grade in others:
+        if o_grade < grade:
+            keep -= set(range(max(first, o_first), min(last, o_last) + 1))
+    return (min(keep), max(keep)) if keep else None
+
+
+def merge_records(
+    data: dict[str, Any],
+    records: list[dict[str, Any]],
+    doc_passages: Mapping[str, Sequence[tuple[int, int]]],
+    judged: Mapping[Span, int] | None = None,
+) -> MergeReport:
+    """Add the graded records as line-span judgements.
+
+    ``doc_passages`` holds each document's passage line spans under the
+    pooling chunking; ``judged`` the grades of earlier merged sheets
+    (question, doc, first, last) -> grade. A record whose passage was judged
+    before, or whose recorded span the question already has, is skipped.
+    """
     allowed = {int(g) for g in data.get("grades", {})} or None
     by_id = {q["id"]: q for q in data["questions"]}
     problems = []
@@ -239,46 +284,71 @@ def merge_records(data: dict[str, Any], records: list[dict[str, Any]]) -> tuple[
             problems.append(f"{where}: grade {grade!r} is not a whole number of at least 0")
         elif allowed is not None and grade not in allowed:
             problems.append(f"{where}: grade {grade} is not one of {sorted(allowed)}")
+        elif r.get("doc") not in doc_passages:
+            problems.append(f"{where}: the document is not in the corpus")
     if problems:
         shown = "\n  ".join(problems[:20])
         more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
         raise RagcoreError(f"{len(problems)} record(s) cannot be merged:\n  {shown}{more}")
-    added = skipped = 0
-    notes = []
+    grades: dict[Span, int] = dict(judged or {})
+    report = MergeReport()
+    new = []
     for r in records:
+        key = (r["question_id"], r["doc"], *r["lines"])
+        if key in grades:
+            report.skipped += 1
+            if grades[key] != r["grade"]:
+                report.notes.append(f"{key}: judged {grades[key]} before, the sheet says {r['grade']}; kept")
+            continue
+        grades[key] = r["grade"]
+        new.append(r)
+    for r in new:
         q = by_id[r["question_id"]]
         first, last = r["lines"]
-        key = (r["doc"], first, last)
-        existing = judged_spans(q)
-        if key in existing:
-            skipped += 1
-            if existing[key] != r["grade"]:
-                notes.append(
-                    f"{q['id']} {r['doc']} {first}-{last}: kept grade {existing[key]}, sheet says {r['grade']}"
-                )
+        span = (first, last)
+        if r["grade"] > 0:
+            others = [
+                (f, la, grades.get((q["id"], r["doc"], f, la), 0))
+                for f, la in doc_passages[r["doc"]]
+                if (f, la) != (first, last) and f <= last and la >= first
+            ]
+            trimmed = trim_span(first, last, r["grade"], others)
+            if trimmed is None:
+                report.untrimmed += 1
+            else:
+                report.trimmed += trimmed != span
+                span = trimmed
+        if (r["doc"], *span) in judged_spans(q):
+            report.skipped += 1
             continue
-        q["judgements"].append({"doc": r["doc"], "lines": [first, last], "grade": r["grade"]})
-        added += 1
-    return added, skipped, notes
+        q["judgements"].append({"doc": r["doc"], "lines": list(span), "grade": r["grade"]})
+        report.added += 1
+    return report
 
 
 def pool_sentence(metas: list[dict[str, Any]], data: dict[str, Any]) -> str:
-    """The description's "Pool:" sentence, from the merged sheets' settings and the gold set's judgements."""
+    """The description's "Pool:" sentence, from the merged sheets' settings and counts."""
     if not metas:
         return f"{POOL_MARK} not pooled yet."
-    grades = Counter(j["grade"] for q in data["questions"] for j in q["judgements"] if "lines" in j)
-    total = sum(grades.values())
+    grades: Counter[int] = Counter()
     parts = []
+    trimmed = 0
     for m in metas:
+        merged = m["merged"]
+        grades.update({int(g): n for g, n in merged["grades"].items()})
+        trimmed += merged["trimmed"]
         parts.append(
-            f"{m['sheet']} ({m['merged']['added']} passages, {m['date']}: union of the top {m['depth']} "
+            f"{m['sheet']} ({merged['added']} pairs, {m['date']}: the union of the top {m['depth']} "
             f"of {', '.join(m['rankers'])} for every question, {m['chunking']} chunking)"
         )
+    total = sum(grades.values())
     by_grade = ", ".join(f"{grades.get(g, 0)} graded {g}" for g in sorted({*grades, 0, 1, 2}, reverse=True))
     return (
-        f"{POOL_MARK} {total} (question, passage) pairs judged ({by_grade}), recorded as line-span judgements, "
-        f"from {'; '.join(parts)}. Judging was blind: the sheet shows the question and the passage text only, "
-        "shuffled with a fixed seed, never the ranker, its rank or its score."
+        f"{POOL_MARK} {total} (question, passage) pairs judged ({by_grade}) from {'; '.join(parts)}, "
+        "recorded as line-span judgements. Judging was blind: the sheet shows the question and the passage "
+        "text only, in an order shuffled with a fixed seed, never the ranker, its rank or its score. "
+        f"{trimmed} judgements above 0 leave out lines their passage shares with a lower-graded neighbour, "
+        "so that a grade stays with the passage it was given to (scripts/pool_goldset.py)."
     )
 
 
@@ -289,6 +359,7 @@ def set_pool_sentence(data: dict[str, Any], sentence: str) -> None:
 
 
 def merged_metas(folder: Path, gold_path: Path) -> list[dict[str, Any]]:
+    """Settings of the sheets in ``folder`` merged into ``gold_path``."""
     metas = []
     for path in sorted(folder.glob("*.meta.json")):
         meta = json.loads(path.read_text(encoding="utf-8"))
@@ -297,15 +368,42 @@ def merged_metas(folder: Path, gold_path: Path) -> list[dict[str, Any]]:
     return metas
 
 
+def merged_grades(folder: Path, gold_path: Path) -> dict[Span, int]:
+    """(question, doc, first, last) -> grade, over every sheet merged into ``gold_path``."""
+    out = {}
+    for meta in merged_metas(folder, gold_path):
+        for r in read_sheet(folder / meta["sheet"]):
+            out[(r["question_id"], r["doc"], *r["lines"])] = r["grade"]
+    return out
+
+
+def pool_passages(gold_path: Path) -> dict[str, list[tuple[int, int]]]:
+    """Each document's passage line spans under the pooling chunking."""
+    from ragcore.corpus import default_library, load_corpus
+
+    corpus = load_corpus(load_goldset(gold_path).corpus, CHUNKING, default_library())
+    out: dict[str, list[tuple[int, int]]] = {}
+    for p in corpus.passages:
+        out.setdefault(p.doc, []).append((p.first_line, p.last_line))
+    return out
+
+
 # ------------------------------------------------------------------ check
 
 
-def effective_grades(gold_path: Path) -> dict[tuple[str, str, int, int], int]:
+def effective_grades(gold_path: Path, lines_only: bool = False) -> dict[Span, int]:
     """(question, doc, first, last) -> the grade the evaluation gives each passage
-    of the pooling chunking (auto), from all of the gold set's judgements."""
+    of the pooling chunking (auto), from all of the gold set's judgements, or
+    from its line-span judgements only."""
     from ragcore.corpus import default_library, load_corpus
 
     gold = load_goldset(gold_path)
+    if lines_only:
+        questions = tuple(
+            dataclasses.replace(q, judgements=tuple(j for j in q.judgements if j.lines is not None))
+            for q in gold.questions
+        )
+        gold = dataclasses.replace(gold, questions=questions)
     corpus = load_corpus(gold.corpus, CHUNKING, default_library())
     resolved = resolve_spans(gold, corpus.documents)
     qrels = all_qrels(resolved, corpus.passages, gold.unit)
@@ -325,7 +423,8 @@ def cmd_pool(args: argparse.Namespace) -> int:
     data = read_raw(args.gold)
     rankers = [r.strip() for r in args.rankers.split(",") if r.strip()]
     search, details = retriever_search(args.gold)
-    records = pool_records(data, search, rankers, args.depth, args.seed)
+    judged = merged_grades(Path("eval/pool") if args.out is None else args.out.parent, args.gold)
+    records = pool_records(data, search, rankers, args.depth, args.seed, judged)
     today = dt.date.today().isoformat()
     out = args.out or Path("eval/pool") / f"sheet-{today}.jsonl"
     if out.exists():
@@ -357,14 +456,28 @@ def cmd_merge(args: argparse.Namespace) -> int:
     if not meta_file.is_file():
         print(f"merge: {meta_file} is missing (written by the pool command)", file=sys.stderr)
         return 1
-    added, skipped, notes = merge_records(data, records)
     meta = json.loads(meta_file.read_text(encoding="utf-8"))
-    meta["merged"] = {"added": added, "skipped": skipped, "on": dt.date.today().isoformat()}
+    if meta.get("merged"):
+        print(f"merge: {args.sheet} was merged on {meta['merged']['on']} already", file=sys.stderr)
+        return 1
+    judged = merged_grades(args.sheet.parent, args.gold)
+    report = merge_records(data, records, pool_passages(args.gold), judged)
+    meta["merged"] = {
+        "added": report.added,
+        "skipped": report.skipped,
+        "trimmed": report.trimmed,
+        "untrimmed": report.untrimmed,
+        "grades": {str(g): n for g, n in sorted(Counter(r["grade"] for r in records).items())},
+        "on": dt.date.today().isoformat(),
+    }
     meta_file.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
     set_pool_sentence(data, pool_sentence(merged_metas(args.sheet.parent, args.gold), data))
     write_raw(args.gold, data)
-    print(f"merge: {added} judgements added, {skipped} spans already judged")
-    for note in notes:
+    print(
+        f"merge: {report.added} judgements added ({report.trimmed} without lines shared with a lower-graded "
+        f"neighbour, {report.untrimmed} whole although shared), {report.skipped} judged before"
+    )
+    for note in report.notes:
         print(f"  {note}")
     return 0
 
@@ -378,27 +491,27 @@ def cmd_words(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    data = read_raw(args.gold)
     effective = effective_grades(args.gold)
-    types = {q["id"]: q["type"] for q in data["questions"]}
-    folder = args.gold.parent / "pool"
-    raised: Counter[tuple[int, int]] = Counter()
-    total = 0
-    for meta in merged_metas(folder, args.gold):
-        for r in read_sheet(folder / meta["sheet"]):
-            total += 1
-            now = effective.get((r["question_id"], r["doc"], *r["lines"]))
-            if now is not None and now != r["grade"]:
-                raised[(r["grade"], now)] += 1
-                if args.verbose:
-                    print(
-                        f"  {r['question_id']} ({types[r['question_id']]}) {r['doc']} {r['lines']}: {r['grade']} -> {now}"
-                    )
+    from_lines = effective_grades(args.gold, lines_only=True)
+    judged = merged_grades(args.gold.parent / "pool", args.gold)
+    changed: Counter[tuple[int, int]] = Counter()
+    for key, grade in judged.items():
+        now = effective.get(key)
+        if now is not None and now != grade:
+            changed[(grade, now)] += 1
+            if args.verbose:
+                print(f"  judged {key}: {grade}, scored {now}")
+    lent = sorted(key for key, grade in from_lines.items() if grade > 0 and key not in judged)
+    for key in lent if args.verbose else ():
+        print(f"  not judged {key}: scored {from_lines[key]} through a neighbour's line-span judgement")
     print(
-        f"check: {total} judged passages; the evaluation grades {sum(raised.values())} of them differently:"
+        f"check: {len(judged)} judged passages; the evaluation scores {sum(changed.values())} of them differently"
     )
-    for (judged, now), n in sorted(raised.items()):
-        print(f"  judged {judged}, scored {now}: {n}")
+    for (grade, now), n in sorted(changed.items()):
+        print(f"  judged {grade}, scored {now}: {n}")
+    print(
+        f"check: {len(lent)} passages not judged for a question get a grade above 0 from a neighbour's lines"
+    )
     return 0
 
 
