@@ -8,7 +8,7 @@ of a document control block are never indexed.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .records import Document, Passage
 from .text import sentence_spans
@@ -28,7 +28,7 @@ class Heading:
 
 
 def resolve_strategy(doc: Document, strategy: str = "auto") -> str:
-    """"auto" means heading chunks for Markdown/text and sentence packing for
+    """ "auto" means heading chunks for Markdown/text and sentence packing for
     PDFs, whose extracted text has no reliable headings."""
     if strategy == "auto":
         return "sentence" if doc.kind == "pdf" else "heading"
@@ -53,7 +53,14 @@ _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _NUMBERED = re.compile(r"^\s*((?:\d+\.)*\d+)\.?\s+([A-Z][^\n]{1,78})$")
-_ARTICLE = re.compile(r"^\s*((?:ARTICLE|Article|SECTION|Section|PART|Part)\s+[IVXLC\d]+)\b.{0,70}$")
+# Legal and policy text: PART/CHAPTER > ARTICLE > SECTION, each followed by
+# a numeral and optionally a short capitalised title ("Section 8. Powers").
+_MARKERS = (
+    (re.compile(r"^\s*(?:PART|Part|CHAPTER|Chapter|TITLE)\s+(?:[IVXLCDM]+|\d+[A-Z]?)\b"), 1),
+    (re.compile(r"^\s*(?:ARTICLE|Article)\s+(?:[IVXLCDM]+|\d+[A-Z]?)\b"), 2),
+    (re.compile(r"^\s*(?:SECTION|Section|Sec\.|§)\s*(?:\d+[A-Z]?(?:\.\d+)*|[IVXLCDM]+)\b"), 3),
+)
+_NUMBERED_BASE = 3  # numbered headings ("1.2 Fees") sit below sections
 
 
 def find_headings(doc: Document) -> list[Heading]:
@@ -99,16 +106,26 @@ def find_headings(doc: Document) -> list[Heading]:
 
 
 def _text_heading(line: str) -> tuple[int, str] | None:
+    """(level, text) when a plain-text line reads as a heading: a PART /
+    ARTICLE / SECTION marker, a numbered title, or an ALL-CAPS line."""
     stripped = line.strip()
-    if len(stripped) > 80 or stripped.endswith((".", ",", ";", ":")) and not stripped.endswith(":"):
+    if len(stripped) > 80:
+        return None
+    for pattern, level in _MARKERS:
+        m = pattern.match(line)
+        if m:
+            rest = line[m.end() :].strip(" \t.:-\u2013\u2014")
+            # "Section 3 of this Agreement applies" is a sentence, not a heading.
+            if not rest or ((rest[0].isupper() or rest[0] in "(\"'\u201c") and len(rest.split()) <= 10):
+                return level, _clean(stripped)
+            return None
+    if stripped.endswith((".", ",", ";")):
         return None
     m = _NUMBERED.match(line)
-    if m and not stripped.endswith("."):
-        return m.group(1).count(".") + 1, _clean(stripped)
-    if _ARTICLE.match(line):
-        return 1, _clean(stripped)
+    if m:
+        return _NUMBERED_BASE + m.group(1).count(".") + 1, _clean(stripped)
     letters = [ch for ch in stripped if ch.isalpha()]
-    if len(letters) >= 3 and all(ch.isupper() for ch in letters) and not stripped.endswith("."):
+    if len(letters) >= 3 and all(ch.isupper() for ch in letters):
         return 1, _clean(stripped)
     return None
 
@@ -120,13 +137,23 @@ def _clean(text: str) -> str:
 
 def _labels(doc: Document, headings: list[Heading]) -> tuple[str | None, list[tuple[Heading, str]]]:
     """The title heading (if the document opens with one) and each heading's
-    path label, title excluded: "Pricing > Enterprise"."""
+    path label, title excluded: "Pricing > Enterprise".
+
+    A title is the document's first content line, a heading alone at the
+    top level of the document's headings.
+    """
     title = None
     stack: list[Heading] = []
     labelled: list[tuple[Heading, str]] = []
     top_level = min((h.level for h in headings), default=1)
+    first_content = _first_content_line(doc)
     for k, h in enumerate(headings):
-        if k == 0 and h.level == top_level and sum(1 for g in headings if g.level == top_level) == 1:
+        if (
+            k == 0
+            and h.line == first_content
+            and h.level == top_level
+            and sum(1 for g in headings if g.level == top_level) == 1
+        ):
             title = h.text
             labelled.append((h, h.text))
             continue
@@ -135,6 +162,13 @@ def _labels(doc: Document, headings: list[Heading]) -> tuple[str | None, list[tu
         stack.append(h)
         labelled.append((h, " > ".join(s.text for s in stack)))
     return title, labelled
+
+
+def _first_content_line(doc: Document) -> int | None:
+    for number, line in enumerate(doc.lines, start=1):
+        if line.strip() and not doc.is_control_line(number):
+            return number
+    return None
 
 
 # ------------------------------------------------------------------ packing
@@ -146,6 +180,27 @@ def _body_start(doc: Document) -> int:
         return 0
     last = doc.control_lines[1]
     return doc.line_starts[last] if last < doc.line_count else len(doc.text)
+
+
+def _control_span(doc: Document) -> tuple[int, int] | None:
+    """Character offsets (start, end) of the control block's lines."""
+    if doc.control_lines is None:
+        return None
+    return doc.line_starts[doc.control_lines[0] - 1], _body_start(doc)
+
+
+def indexable_ranges(doc: Document) -> list[tuple[int, int]]:
+    """Character ranges of ``doc.text`` that are indexed: everything but the
+    control block (a title above the block is indexed; it is content)."""
+    span = _control_span(doc)
+    if span is None:
+        return [(0, len(doc.text))]
+    return [(a, b) for a, b in ((0, span[0]), (span[1], len(doc.text))) if doc.text[a:b].strip()]
+
+
+def _has_text(doc: Document, start: int, end: int) -> bool:
+    """Whether text[start:end] has content outside the control block."""
+    return any(doc.text[max(start, a) : min(end, b)].strip() for a, b in indexable_ranges(doc))
 
 
 def _units(text: str, start: int, end: int, limit: int) -> list[tuple[int, int]]:
@@ -176,13 +231,16 @@ def _split_at(text: str, start: int, end: int, sep: str) -> list[tuple[int, int]
 
 
 def _split_words(text: str, start: int, end: int, limit: int) -> list[tuple[int, int]]:
+    """Pieces of at most ``limit`` characters cut after white space; a run
+    without white space longer than the limit (a data blob, unspaced
+    script) is not a word and is cut at the limit."""
     pieces = []
     cursor = start
     while end - cursor > limit:
-        cut = -1
-        for sep in (" ", "\t"):
-            cut = max(cut, text.rfind(sep, cursor + 1, cursor + limit))
-        stop = cut + 1 if cut > cursor else cursor + limit  # one word longer than the limit
+        cut = cursor + limit - 1
+        while cut > cursor and not text[cut].isspace():
+            cut -= 1
+        stop = cut + 1 if cut > cursor else cursor + limit
         pieces.append((cursor, stop))
         cursor = stop
     if cursor < end:
@@ -244,16 +302,17 @@ def _fits(text: str, start: int, end: int, limit: int) -> bool:
 def _heading_chunker(doc: Document) -> list[Passage]:
     headings = find_headings(doc)
     title, labelled = _labels(doc, headings)
-    body = _body_start(doc)
     default_label = title or doc.title
+    ranges = indexable_ranges(doc)
     # Section boundaries: each heading starts a section running to the next.
     bounds: list[tuple[int, str, int]] = []  # (start offset, label, heading end offset)
-    if not labelled or doc.line_starts[labelled[0][0].line - 1] > body:
-        bounds.append((body, default_label, body))
+    if not labelled or doc.line_starts[labelled[0][0].line - 1] > 0:
+        bounds.append((0, default_label, 0))
     for h, label in labelled:
-        start = max(body, doc.line_starts[h.line - 1])
+        start = doc.line_starts[h.line - 1]
         head_end = doc.line_span(h.line, h.last_line)[1]
         bounds.append((start, label, head_end))
+    control = _control_span(doc)
     passages: list[Passage] = []
     carry_from: int | None = None
     for k, (start, label, head_end) in enumerate(bounds):
@@ -261,15 +320,21 @@ def _heading_chunker(doc: Document) -> list[Passage]:
         if carry_from is not None:
             start = carry_from
             carry_from = None
-        # A heading with no text of its own travels with the next section.
-        if not doc.text[head_end:end].strip() and k + 1 < len(bounds):
+        # A heading with no text of its own travels with the next section,
+        # unless the control block lies between them (a passage is one span).
+        crosses_control = control is not None and start <= control[0] < end
+        if not _has_text(doc, head_end, end) and k + 1 < len(bounds) and not crosses_control:
             if doc.text[start:end].strip():
                 carry_from = start
             continue
-        for s, e in _pack(doc.text, _units(doc.text, start, end, HEADING_LIMIT), HEADING_LIMIT):
-            p = _make(doc, len(passages), s, e, label, "heading")
-            if p is not None:
-                passages.append(p)
+        for a, b in ranges:
+            s, e = max(start, a), min(end, b)
+            if s >= e:
+                continue
+            for ps, pe in _pack(doc.text, _units(doc.text, s, e, HEADING_LIMIT), HEADING_LIMIT):
+                p = _make(doc, len(passages), ps, pe, label, "heading")
+                if p is not None:
+                    passages.append(p)
     return passages
 
 
@@ -294,43 +359,43 @@ def _sentence_packer(doc: Document) -> list[Passage]:
     headings = find_headings(doc)
     title, labelled = _labels(doc, headings)
     fallback = title or doc.title
-    units = _units(doc.text, _body_start(doc), len(doc.text), SENTENCE_LIMIT)
     passages: list[Passage] = []
-    i = 0
-    while i < len(units):
-        j = i
-        start = units[i][0]
-        # Take whole sentences while the trimmed passage stays within the limit.
-        while j + 1 < len(units) and _fits(doc.text, start, units[j + 1][1], SENTENCE_LIMIT):
-            j += 1
-        end = units[j][1]
-        label = None
-        p = _make(doc, len(passages), start, end, "", "sentence")
-        if p is not None:
-            if doc.kind == "pdf":
-                label = _page_label(doc, p.first_line, p.last_line)
-            else:
-                label = _label_at(p.start, doc, labelled, fallback)
-            passages.append(_relabel(p, label))
-        if j + 1 >= len(units):
-            break
-        # Carry trailing whole sentences (<= SENTENCE_CARRY chars) forward,
-        # always advancing at least one sentence.
-        nxt = j + 1
-        while nxt - 1 > i and units[j][1] - units[nxt - 1][0] <= SENTENCE_CARRY:
-            if not _fits(doc.text, units[nxt - 1][0], units[j + 1][1], SENTENCE_LIMIT):
+    for a, b in indexable_ranges(doc):
+        units = _units(doc.text, a, b, SENTENCE_LIMIT)
+        i = 0
+        while i < len(units):
+            j = i
+            start = units[i][0]
+            # Take whole sentences while the trimmed passage stays within the limit.
+            while j + 1 < len(units) and _fits(doc.text, start, units[j + 1][1], SENTENCE_LIMIT):
+                j += 1
+            end = units[j][1]
+            p = _make(doc, len(passages), start, end, "", "sentence")
+            if p is not None:
+                if doc.kind == "pdf":
+                    label = _page_label(doc, p.first_line, p.last_line)
+                else:
+                    label = _label_at(p.start, doc, labelled, fallback)
+                passages.append(replace(p, label=label))
+            if j + 1 >= len(units):
                 break
-            nxt -= 1
-        i = nxt
+            # Carry trailing whole sentences (<= SENTENCE_CARRY chars) forward,
+            # always advancing at least one sentence.
+            nxt = j + 1
+            while nxt - 1 > i and units[j][1] - units[nxt - 1][0] <= SENTENCE_CARRY:
+                if not _fits(doc.text, units[nxt - 1][0], units[j + 1][1], SENTENCE_LIMIT):
+                    break
+                nxt -= 1
+            i = nxt
     return passages
 
 
-def _relabel(p: Passage, label: str) -> Passage:
-    from dataclasses import replace
-
-    return replace(p, label=label)
-
-
 def _whole(doc: Document) -> list[Passage]:
-    p = _make(doc, 0, _body_start(doc), len(doc.text), doc.title, "whole")
-    return [p] if p is not None else []
+    """The whole document as one passage (two when a title sits above a
+    control block, which is not indexed)."""
+    passages: list[Passage] = []
+    for a, b in indexable_ranges(doc):
+        p = _make(doc, len(passages), a, b, doc.title, "whole")
+        if p is not None:
+            passages.append(p)
+    return passages

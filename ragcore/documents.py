@@ -8,8 +8,11 @@ can be checked against the file. Bad input raises a typed
 
 from __future__ import annotations
 
+import codecs
 import io
+import logging
 import re
+import threading
 from pathlib import Path, PurePath
 
 from . import errors
@@ -17,17 +20,20 @@ from .records import Document, sha256_hex
 
 SUPPORTED_SUFFIXES = {".md": "md", ".markdown": "md", ".txt": "txt", ".text": "txt", ".pdf": "pdf"}
 
-# Share of non-space characters that must be letters for PDF text to count as
-# language; shifted-glyph garbage ("%$6(&$03'$7") falls far below it.
-_MIN_LETTER_SHARE = 0.55
-_MIN_VOWEL_SHARE = 0.18
+# Shares of non-space characters for PDF text to count as language: letters
+# or digits (symbol soup falls below), and vowels among Latin letters (prose
+# in Latin-script languages has 30-45%; shifted glyph codes about 15%).
+_MIN_ALNUM_SHARE = 0.5
+_MIN_VOWEL_SHARE = 0.2
 
 
 def kind_of(name: str) -> str:
     suffix = PurePath(name).suffix.lower()
     if suffix not in SUPPORTED_SUFFIXES:
         supported = ", ".join(sorted(SUPPORTED_SUFFIXES))
-        raise errors.UnsupportedFileType(name, f"unsupported file type {suffix or '(none)'!r}; supported: {supported}")
+        raise errors.UnsupportedFileType(
+            name, f"unsupported file type {suffix or '(none)'!r}; supported: {supported}"
+        )
     return SUPPORTED_SUFFIXES[suffix]
 
 
@@ -106,13 +112,31 @@ def decode_text(data: bytes, name: str) -> str:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        # Legacy Windows text is the common case; cp1252 leaves five bytes
-        # undefined, which latin-1 then takes so decoding never fails.
-        try:
-            text = data.decode("cp1252")
-        except UnicodeDecodeError:
-            text = data.decode("latin-1")
+        text = _fallback_decode(data)
     return _check_text(text, name)
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+def _fallback_decode(data: bytes) -> str:
+    """Bytes that are not valid UTF-8: UTF-8 with a few stray bytes stays
+    UTF-8 (bad bytes become U+FFFD); anything else is read as Windows-1252,
+    the usual legacy encoding, with latin-1 taking its five undefined bytes."""
+    lenient = data.decode("utf-8", errors="replace")
+    sample = lenient[:1_000_000]
+    bad = sample.count("\ufffd")
+    good_multibyte = len(_NON_ASCII.findall(sample)) - bad
+    if good_multibyte > bad:
+        return lenient
+    return data.decode("cp1252", errors="ragcore-latin1")
+
+
+def _latin1_for_undefined(exc: UnicodeDecodeError) -> tuple[str, int]:
+    return exc.object[exc.start : exc.end].decode("latin-1"), exc.end
+
+
+codecs.register_error("ragcore-latin1", _latin1_for_undefined)
 
 
 def _check_text(text: str, name: str) -> str:
@@ -133,45 +157,115 @@ def normalise_line_breaks(text: str) -> str:
 # ---------------------------------------------------------------------- PDFs
 
 
-def _pdf_text(data: bytes, name: str) -> tuple[str, tuple[int, ...], str | None]:
-    import logging
+# pypdf reads damaged files leniently (strict=False) and reports what it had
+# to drop through its logger. Repairs it can make without losing anything
+# (wrong xref offsets, a bad startxref) are fine; these phrases mean content
+# was dropped, so the document would be stored with pages or text missing.
+_PDF_DAMAGE = re.compile(
+    r"not defined|Invalid Elementary Object|Ignoring page tree entry|Unable to find 'endstream'|"
+    r"Expecting a NameObject|Cannot find page in pages|IndirectObject is not referencing a page|"
+    r"Detected loop|Could not find object",
+    re.IGNORECASE,
+)
 
+
+class _PypdfLog(logging.Handler):
+    """Collects pypdf's warnings for the thread that is reading a PDF.
+
+    Installed once on the ``pypdf`` logger, which stops propagating: its
+    repair notes are not for the app's log, and damage becomes a CorruptPdf.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.WARNING)
+        self.local = threading.local()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        messages = getattr(self.local, "messages", None)
+        if messages is not None:
+            try:
+                messages.append(record.getMessage())
+            except Exception:  # a malformed record must not break loading
+                messages.append(str(record.msg))
+
+    def __enter__(self) -> list[str]:
+        self.local.messages = []
+        return self.local.messages
+
+    def __exit__(self, *exc: object) -> None:
+        self.local.messages = None
+
+
+_PYPDF_LOG: _PypdfLog | None = None
+_PYPDF_LOG_LOCK = threading.Lock()
+
+
+def _pypdf_log() -> _PypdfLog:
+    global _PYPDF_LOG
+    with _PYPDF_LOG_LOCK:
+        if _PYPDF_LOG is None:
+            logger = logging.getLogger("pypdf")
+            _PYPDF_LOG = _PypdfLog()
+            logger.addHandler(_PYPDF_LOG)
+            logger.setLevel(logging.WARNING)
+            logger.propagate = False
+        return _PYPDF_LOG
+
+
+def _pdf_text(data: bytes, name: str) -> tuple[str, tuple[int, ...], str | None]:
     from pypdf import PdfReader
     from pypdf.errors import FileNotDecryptedError, PdfReadError, PdfStreamError
 
-    if not data.lstrip()[:1024].startswith(b"%PDF") and b"%PDF" not in data[:1024]:
+    if b"%PDF" not in data[:1024]:
         raise errors.CorruptPdf(name, "this is not a PDF (no %PDF header)")
-    # pypdf logs cross-reference repairs loudly; a parse that works is enough.
-    logging.getLogger("pypdf").setLevel(logging.ERROR)
-    try:
-        reader = PdfReader(io.BytesIO(data), strict=False)
-        if reader.is_encrypted:
-            try:
-                ok = reader.decrypt("")
-            except Exception as exc:  # noqa: BLE001 - unknown crypto also means "encrypted"
-                raise errors.EncryptedPdf(name, "the PDF is encrypted; remove the password and upload it again") from exc
-            if not ok:
-                raise errors.EncryptedPdf(name, "the PDF is password-protected; remove the password and upload it again")
-        page_texts = []
-        for page in reader.pages:
-            page_texts.append(page.extract_text() or "")
-        meta_title = None
+    with _pypdf_log() as warnings:
         try:
-            meta = reader.metadata
-            if meta and meta.title and str(meta.title).strip():
-                meta_title = str(meta.title).strip()
-        except Exception:  # noqa: BLE001 - metadata is optional
-            meta_title = None
-    except errors.DocumentError:
-        raise
-    except FileNotDecryptedError as exc:
-        raise errors.EncryptedPdf(name, "the PDF is encrypted; remove the password and upload it again") from exc
-    except (PdfReadError, PdfStreamError, ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
-        raise errors.CorruptPdf(name, f"the PDF is damaged or truncated and cannot be read ({type(exc).__name__})") from exc
-    except RecursionError as exc:
-        raise errors.CorruptPdf(name, "the PDF's structure is nested too deeply to read") from exc
-    except Exception as exc:  # noqa: BLE001 - pypdf raises many types on broken files
-        raise errors.CorruptPdf(name, f"the PDF cannot be read ({type(exc).__name__}: {exc})") from exc
+            reader = PdfReader(io.BytesIO(data), strict=False)
+            if reader.is_encrypted:
+                try:
+                    ok = reader.decrypt("")
+                except Exception as exc:  # unknown crypto also means "encrypted"
+                    raise errors.EncryptedPdf(
+                        name, "the PDF is encrypted; remove the password and upload it again"
+                    ) from exc
+                if not ok:
+                    raise errors.EncryptedPdf(
+                        name, "the PDF is password-protected; remove the password and upload it again"
+                    )
+            page_texts = []
+            for page in reader.pages:
+                page_texts.append(page.extract_text() or "")
+            meta_title = _pdf_meta_title(reader)
+        except errors.DocumentError:
+            raise
+        except FileNotDecryptedError as exc:
+            raise errors.EncryptedPdf(
+                name, "the PDF is encrypted; remove the password and upload it again"
+            ) from exc
+        except (
+            PdfReadError,
+            PdfStreamError,
+            ValueError,
+            KeyError,
+            TypeError,
+            AttributeError,
+            IndexError,
+        ) as exc:
+            raise errors.CorruptPdf(
+                name, f"the PDF is damaged or truncated and cannot be read ({type(exc).__name__})"
+            ) from exc
+        except RecursionError as exc:
+            raise errors.CorruptPdf(name, "the PDF's structure is nested too deeply to read") from exc
+        except Exception as exc:  # pypdf raises many types on broken files
+            raise errors.CorruptPdf(name, f"the PDF cannot be read ({type(exc).__name__}: {exc})") from exc
+        damage = [m for m in warnings if _PDF_DAMAGE.search(m)]
+    if damage:
+        raise errors.CorruptPdf(
+            name,
+            f"the PDF is damaged: parts of it cannot be read ({len(damage)} broken object(s), "
+            f"{sum(1 for t in page_texts if not t.strip())} of {len(page_texts)} pages without text); "
+            "storing it would leave text out, so it was not added",
+        )
 
     lines: list[str] = []
     line_pages: list[int] = []
@@ -185,7 +279,8 @@ def _pdf_text(data: bytes, name: str) -> tuple[str, tuple[int, ...], str | None]
     text = "\n".join(lines)
     if not text.strip():
         raise errors.EmptyDocument(
-            name, "the PDF has no extractable text (a scanned image?); run OCR on it first and upload the result"
+            name,
+            "the PDF has no extractable text (a scanned image?); run OCR on it first and upload the result",
         )
     if looks_garbled(text):
         raise errors.GarbledText(
@@ -196,17 +291,43 @@ def _pdf_text(data: bytes, name: str) -> tuple[str, tuple[int, ...], str | None]
     return text, tuple(line_pages), meta_title
 
 
+def _pdf_meta_title(reader) -> str | None:
+    """The PDF's metadata title when it reads like a title: producers often
+    leave a file name or a filing number there ("0001759509-22-000016")."""
+    try:
+        meta = reader.metadata
+        title = str(meta.title).strip() if meta and meta.title else ""
+    except Exception:  # metadata is optional
+        return None
+    if not title or re.search(r"\.(?:docx?|pdf|odt|rtf|pages|txt|indd)$", title, re.IGNORECASE):
+        return None
+    letters = sum(ch.isalpha() for ch in title)
+    if letters < 3 or letters < 0.5 * len(title.replace(" ", "")) or " " not in title.strip():
+        return None
+    return title
+
+
 def looks_garbled(text: str) -> bool:
-    """True when extracted text is not language: few letters, or letters
-    without vowels (shifted glyph codes)."""
-    sample = re.sub(r"\s+", "", text[:50000])
+    """True when extracted text is not language.
+
+    Fonts without a Unicode map give glyph codes, often shifted by a constant
+    (the 2018 Basecamp addendum reads "%$6(&$03'$7" for "BASECAMP DAT"): a
+    space then comes out as a control character, upper-case letters as
+    symbols and digits, lower-case letters as mostly consonants. So: control
+    characters, few letters or digits, or Latin letters with few vowels.
+    """
+    sample = re.sub(r"[ \t\n\r\f\v]+", "", text[:50000])
     if len(sample) < 40:
         return False
+    controls = sum(1 for ch in sample if ord(ch) < 32 or 127 <= ord(ch) < 160)
+    if controls / len(sample) > 0.02:
+        return True
     letters = [ch for ch in sample if ch.isalpha()]
-    if len(letters) / len(sample) < _MIN_LETTER_SHARE:
+    alnum = len(letters) + sum(1 for ch in sample if ch.isdigit())
+    if alnum / len(sample) < _MIN_ALNUM_SHARE:
         return True
     latin = [ch.lower() for ch in letters if ch.isascii()]
-    if len(latin) > 0.8 * len(letters) and latin:
+    if len(latin) >= 40 and len(latin) > 0.8 * len(letters):
         vowels = sum(1 for ch in latin if ch in "aeiouy")
         return vowels / len(latin) < _MIN_VOWEL_SHARE
     return False
@@ -225,19 +346,31 @@ _CONTROL_HEADING = re.compile(
     r"version history|change history)(?:\*\*)?\s*:?\s*$",
     re.IGNORECASE,
 )
-_KEY_VALUE = re.compile(rf"^\s*(?:[-*+]\s+)?(?:\*\*)?({_CONTROL_KEYS})(?:\*\*)?\s*(?::|\||-\s)", re.IGNORECASE)
+_KEY_VALUE = re.compile(
+    rf"^\s*(?:[-*+]\s+)?(?:\*\*)?({_CONTROL_KEYS})(?:\*\*)?\s*(?::|\||-\s)", re.IGNORECASE
+)
 _TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
 _TABLE_HEAD = re.compile(rf"^\s*\|\s*(?:\*\*)?({_CONTROL_KEYS})(?:\*\*)?\s*\|", re.IGNORECASE)
 _MD_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+\S")
 
 
+# A revision-history entry: a version ("1.2", "v2") or a date first.
+_REVISION_ENTRY = re.compile(r"^\s*(?:[-*+]\s+)?(?:v?\d+(?:\.\d+)+|v\d+|\d{4}-\d{2}-\d{2})\s")
+_YAML_KEY = re.compile(r"^[A-Za-z_][\w -]*:(?:\s|$)")
+_SETEXT_UNDERLINE = re.compile(r"^\s*(?:=+|-+)\s*$")
+# Lines a title area may have above a control block: short, not a sentence.
+_PREAMBLE_MAX_LINES = 3
+
+
 def find_control_block(lines: list[str], kind: str) -> tuple[int, int] | None:
     """Lines (first, last), 1-based, of a metadata block at the top, or None.
 
-    Recognised: YAML front matter (``---`` ... ``---``), and a "Document
-    control" / version / owner / classification / revision-history table or
-    key-value list that comes before the first real section. The block's
-    lines keep their numbers; chunkers skip them for indexing.
+    Recognised: YAML front matter (``---`` ... ``---`` holding ``key:``
+    lines), and a "Document control" / version / owner / classification /
+    revision-history heading, table or key-value list that comes before the
+    first real section, under at most a short title. A key-value list needs
+    two or more entries: one "Date: ..." line is too weak a sign. The
+    block's lines keep their numbers; chunkers skip them for indexing.
     """
     n = len(lines)
     first = 0
@@ -248,6 +381,8 @@ def find_control_block(lines: list[str], kind: str) -> tuple[int, int] | None:
     if lines[first].strip() == "---":
         for j in range(first + 1, min(n, first + 200)):
             if lines[j].strip() in ("---", "..."):
+                if not any(_YAML_KEY.match(lines[k]) for k in range(first + 1, j)):
+                    return None  # a horizontal rule, not front matter
                 # A control table may follow the front matter directly.
                 table = _control_table(lines, j + 1)
                 if table and _only_blank(lines, j + 1, table[0] - 1):
@@ -257,46 +392,71 @@ def find_control_block(lines: list[str], kind: str) -> tuple[int, int] | None:
     return _control_table(lines, first)
 
 
+def _is_control_line(line: str) -> bool:
+    return bool(
+        _CONTROL_HEADING.match(line.strip()) or _TABLE_ROW.match(line) or _KEY_VALUE.match(line)
+    ) or bool(re.match(r"^\s*[-=]{3,}\s*$", line))
+
+
 def _control_table(lines: list[str], start: int) -> tuple[int, int] | None:
     """A control heading, table or key-value list in the preamble from
-    ``start`` (0-based): before the second heading, within 40 lines."""
+    ``start`` (0-based): after at most a short title, before any prose or
+    second heading, within 40 lines."""
     n = len(lines)
     block_start = None
-    seen_title = False
+    preamble = 0
     for i in range(start, min(n, start + 40)):
         line = lines[i]
         stripped = line.strip()
         if not stripped:
             continue
-        if _CONTROL_HEADING.match(stripped) or _TABLE_HEAD.match(line) or _KEY_VALUE.match(line):
+        if _CONTROL_HEADING.match(stripped) or _TABLE_HEAD.match(line):
             block_start = i
             break
-        is_heading = bool(_MD_HEADING.match(line))
-        if is_heading and seen_title:
+        if _KEY_VALUE.match(line):
+            nxt = _next_nonblank(lines, i + 1)
+            if nxt is not None and _KEY_VALUE.match(lines[nxt]):
+                block_start = i
+                break
+            return None  # a lone "Date: ..." line: not enough to skip
+        if _SETEXT_UNDERLINE.match(line) and preamble:
+            continue  # the underline of a setext title
+        if _TABLE_ROW.match(line):
+            continue  # the header row and rule of a table whose rows are keys
+        preamble += 1
+        if preamble > 1 and _MD_HEADING.match(line):
             return None  # a real section began: no control block
-        if is_heading or not seen_title:
-            seen_title = True  # the title may sit above the block
-            continue
-        if len(stripped) >= 120:
+        if preamble > _PREAMBLE_MAX_LINES or len(stripped) > 100 or re.search(r"[.!?;,]$", stripped):
             return None  # prose: the preamble is over
     if block_start is None:
         return None
+    # A table whose header row is not itself a key ("| Field | Value |").
+    while block_start > start and _TABLE_ROW.match(lines[block_start - 1]):
+        block_start -= 1
     last = block_start
+    listing = False  # after "Revision history:" its entries follow
     for j in range(block_start, n):
         line = lines[j]
         stripped = line.strip()
         if not stripped:
             continue
-        if (
-            _CONTROL_HEADING.match(stripped)
-            or _TABLE_ROW.match(line)
-            or _KEY_VALUE.match(line)
-            or re.match(r"^\s*[-=]{3,}\s*$", line)
-        ):
+        if _is_control_line(line):
             last = j
+            listing = bool(_CONTROL_HEADING.match(stripped)) or stripped.endswith(":")
+            continue
+        if listing and (line[:1] in " \t" or _REVISION_ENTRY.match(line)):
+            last = j  # an indented entry, its wrapped tail, or "1.2  2025-08-11  ..."
             continue
         break
     return (block_start + 1, last + 1)
+
+
+def _next_nonblank(lines: list[str], k: int) -> int | None:
+    while k < len(lines):
+        if lines[k].strip():
+            return k
+        k += 1
+    return None
 
 
 def _only_blank(lines: list[str], a: int, b: int) -> bool:
@@ -321,5 +481,6 @@ def _title(text: str, kind: str, name: str, control: tuple[int, int] | None) -> 
             if m:
                 return line.strip().lstrip("#").strip()
             continue
-        return line.strip()[:120]
+        if sum(ch.isalpha() for ch in line) >= 3:  # not a page number or a rule
+            return line.strip()[:120]
     return PurePath(name).stem

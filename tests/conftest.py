@@ -17,3 +17,33 @@ def shared_dir() -> Path:
     if not SHARED_DIR.is_dir():
         pytest.skip(f"shared material not found at {SHARED_DIR.resolve()}: these tests need ../shared")
     return SHARED_DIR.resolve()
+
+
+def build_pdf(
+    pages: list[list[str]],
+    *,
+    title: str | None = None,
+    user_password: str | None = None,
+    owner_password: str | None = None,
+) -> bytes:
+    """A text PDF made with fpdf2: one list of lines per page, each line one
+    text line of the page (Helvetica, so latin-1 text only)."""
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.set_font("Helvetica", size=11)
+    if title:
+        pdf.set_title(title)
+    if owner_password or user_password:
+        pdf.set_encryption(owner_password=owner_password or "owner", user_password=user_password)
+    for lines in pages:
+        pdf.add_page()
+        for line in lines:
+            pdf.cell(0, 8, line, new_x="LMARGIN", new_y="NEXT")
+    return bytes(pdf.output())
+
+
+@pytest.fixture
+def make_pdf():
+    """``make_pdf(pages, title=..., user_password=...)`` -> PDF bytes (see build_pdf)."""
+    return build_pdf
