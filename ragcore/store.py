@@ -142,7 +142,9 @@ class Library:
         def __exit__(self, exc_type, exc, tb) -> None:
             if exc_type is None:
                 self.conn.execute("COMMIT")
-            else:
+            elif self.conn.in_transaction:
+                # SQLite may already have rolled back (e.g. on a full disk);
+                # a second ROLLBACK would hide the original error.
                 self.conn.execute("ROLLBACK")
 
     def _tx(self) -> Library._Tx:
@@ -151,15 +153,19 @@ class Library:
     # ---------------------------------------------------------- collections
 
     def ensure_collection(self, name: str, owner: str | None = None) -> None:
+        with self._tx() as conn:
+            self._ensure_collection(conn, name, owner)
+
+    @staticmethod
+    def _ensure_collection(conn: sqlite3.Connection, name: str, owner: str | None = None) -> None:
         if not name or len(name) > 200:
             raise errors.LibraryError(f"invalid collection name {name!r}")
         now = time.time()
-        with self._tx() as conn:
-            conn.execute(
-                "INSERT INTO collections (name, created_at, owner, touched_at) VALUES (?, ?, ?, ?) "
-                "ON CONFLICT(name) DO UPDATE SET touched_at = excluded.touched_at",
-                (name, now, owner, now),
-            )
+        conn.execute(
+            "INSERT INTO collections (name, created_at, owner, touched_at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT(name) DO UPDATE SET touched_at = excluded.touched_at",
+            (name, now, owner, now),
+        )
 
     def collections(self) -> list[str]:
         rows = self.connect().execute("SELECT name FROM collections ORDER BY name").fetchall()
@@ -185,10 +191,14 @@ class Library:
     def fingerprint(self, collection: str) -> str:
         """Changes whenever the collection's documents or chunking change
         (cache key for indexes built over it)."""
-        rows = self.connect().execute(
-            "SELECT name, content_hash, chunking FROM documents WHERE collection = ? ORDER BY name",
-            (collection,),
-        ).fetchall()
+        rows = (
+            self.connect()
+            .execute(
+                "SELECT name, content_hash, chunking FROM documents WHERE collection = ? ORDER BY name",
+                (collection,),
+            )
+            .fetchall()
+        )
         from .records import sha256_hex
 
         return sha256_hex(json.dumps(rows))
@@ -205,8 +215,10 @@ class Library:
         """
         strategy = resolve_strategy(doc, chunking)
         passages = chunk_document(doc, strategy)
-        self.ensure_collection(collection)
         with self._tx() as conn:
+            # The collection is made in the same transaction: a failed add
+            # leaves no trace, not even an empty collection.
+            self._ensure_collection(conn, collection)
             dup = conn.execute(
                 "SELECT name FROM documents WHERE collection = ? AND content_hash = ?",
                 (collection, doc.content_hash),
@@ -219,7 +231,9 @@ class Library:
             status = "added"
             if existing is not None:
                 if not replace:
-                    raise errors.LibraryError(f"{doc.name}: a different document of that name is already stored")
+                    raise errors.LibraryError(
+                        f"{doc.name}: a different document of that name is already stored"
+                    )
                 conn.execute("DELETE FROM documents WHERE id = ?", (existing[0],))
                 status = "replaced"
             cur = conn.execute(
@@ -246,18 +260,30 @@ class Library:
     def add_documents_bulk(self, collection: str, docs: list[Document], chunking: str = "auto") -> int:
         """Store many documents in one transaction (benchmark corpora); no
         dedupe. Returns the number of passages made."""
-        self.ensure_collection(collection)
         total = 0
         now = time.time()
         with self._tx() as conn:
+            self._ensure_collection(conn, collection)
             for doc in docs:
                 strategy = resolve_strategy(doc, chunking)
                 passages = chunk_document(doc, strategy)
                 cur = conn.execute(
                     "INSERT INTO documents (collection, name, title, kind, content_hash, size_bytes, added_at, "
                     "chunking, text, line_pages, control_first, control_last) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                    (collection, doc.name, doc.title, doc.kind, doc.content_hash, doc.size_bytes, now, strategy,
-                     doc.text, "[]", None, None),
+                    (
+                        collection,
+                        doc.name,
+                        doc.title,
+                        doc.kind,
+                        doc.content_hash,
+                        doc.size_bytes,
+                        now,
+                        strategy,
+                        doc.text,
+                        json.dumps(list(doc.line_pages)),
+                        doc.control_lines[0] if doc.control_lines else None,
+                        doc.control_lines[1] if doc.control_lines else None,
+                    ),
                 )
                 self._insert_passages(conn, cur.lastrowid, passages)
                 total += len(passages)
@@ -274,13 +300,19 @@ class Library:
 
     def failures(self, collection: str) -> dict[str, tuple[str, str]]:
         prefix = f"failed:{collection}:"
-        rows = self.connect().execute(
-            "SELECT key, value FROM meta WHERE key >= ? AND key < ?", (prefix, prefix + "\uffff")
-        ).fetchall()
+        rows = (
+            self.connect()
+            .execute("SELECT key, value FROM meta WHERE key >= ? AND key < ?", (prefix, prefix + "\uffff"))
+            .fetchall()
+        )
         return {key[len(prefix) :]: tuple(json.loads(value)) for key, value in rows}
 
     def fingerprint_marker(self, collection: str) -> str | None:
-        row = self.connect().execute("SELECT value FROM meta WHERE key = ?", (f"marker:{collection}",)).fetchone()
+        row = (
+            self.connect()
+            .execute("SELECT value FROM meta WHERE key = ?", (f"marker:{collection}",))
+            .fetchone()
+        )
         return row[0] if row else None
 
     def set_fingerprint_marker(self, collection: str, marker: str) -> None:
@@ -331,45 +363,63 @@ class Library:
         return len(passages)
 
     def list_documents(self, collection: str) -> list[DocumentInfo]:
-        rows = self.connect().execute(
-            "SELECT d.name, d.title, d.kind, d.size_bytes, d.added_at, d.chunking, "
-            "(SELECT COUNT(*) FROM passages p WHERE p.document_id = d.id), d.content_hash "
-            "FROM documents d WHERE d.collection = ? ORDER BY d.name",
-            (collection,),
-        ).fetchall()
+        rows = (
+            self.connect()
+            .execute(
+                "SELECT d.name, d.title, d.kind, d.size_bytes, d.added_at, d.chunking, "
+                "(SELECT COUNT(*) FROM passages p WHERE p.document_id = d.id), d.content_hash "
+                "FROM documents d WHERE d.collection = ? ORDER BY d.name",
+                (collection,),
+            )
+            .fetchall()
+        )
         return [DocumentInfo(*r) for r in rows]
 
     def get_document(self, collection: str, name: str) -> Document:
-        row = self.connect().execute(
-            "SELECT name, title, kind, text, content_hash, size_bytes, line_pages, control_first, control_last "
-            "FROM documents WHERE collection = ? AND name = ?",
-            (collection, name),
-        ).fetchone()
+        row = (
+            self.connect()
+            .execute(
+                "SELECT name, title, kind, text, content_hash, size_bytes, line_pages, control_first, control_last "
+                "FROM documents WHERE collection = ? AND name = ?",
+                (collection, name),
+            )
+            .fetchone()
+        )
         if row is None:
             raise errors.LibraryError(f"{name}: no such document in {collection!r}")
         return _document_from_row(row)
 
     def documents(self, collection: str) -> dict[str, Document]:
-        rows = self.connect().execute(
-            "SELECT name, title, kind, text, content_hash, size_bytes, line_pages, control_first, control_last "
-            "FROM documents WHERE collection = ? ORDER BY name",
-            (collection,),
-        ).fetchall()
+        rows = (
+            self.connect()
+            .execute(
+                "SELECT name, title, kind, text, content_hash, size_bytes, line_pages, control_first, control_last "
+                "FROM documents WHERE collection = ? ORDER BY name",
+                (collection,),
+            )
+            .fetchall()
+        )
         return {r[0]: _document_from_row(r) for r in rows}
 
     def passages(self, collection: str, documents: dict[str, Document] | None = None) -> list[Passage]:
         """All passages of a collection, in document then passage order."""
         documents = documents if documents is not None else self.documents(collection)
-        rows = self.connect().execute(
-            'SELECT d.name, p.idx, p.first_line, p.last_line, p.start, p."end", p.label, p.pages, p.chunking '
-            "FROM passages p JOIN documents d ON d.id = p.document_id WHERE d.collection = ? "
-            "ORDER BY d.name, p.idx",
-            (collection,),
-        ).fetchall()
+        rows = (
+            self.connect()
+            .execute(
+                'SELECT d.name, p.idx, p.first_line, p.last_line, p.start, p."end", p.label, p.pages, p.chunking '
+                "FROM passages p JOIN documents d ON d.id = p.document_id WHERE d.collection = ? "
+                "ORDER BY d.name, p.idx",
+                (collection,),
+            )
+            .fetchall()
+        )
         out = []
         for name, idx, first, last, start, end, label, pages, chunking in rows:
             text = documents[name].text[start:end]
-            out.append(Passage(name, idx, first, last, start, end, label, text, tuple(json.loads(pages)), chunking))
+            out.append(
+                Passage(name, idx, first, last, start, end, label, text, tuple(json.loads(pages)), chunking)
+            )
         return out
 
     # ----------------------------------------------------------- embeddings
@@ -398,7 +448,11 @@ class Library:
     def count_vectors(self, model_id: str | None = None) -> int:
         if model_id is None:
             return self.connect().execute("SELECT COUNT(*) FROM embeddings").fetchone()[0]
-        return self.connect().execute("SELECT COUNT(*) FROM embeddings WHERE model_id = ?", (model_id,)).fetchone()[0]
+        return (
+            self.connect()
+            .execute("SELECT COUNT(*) FROM embeddings WHERE model_id = ?", (model_id,))
+            .fetchone()[0]
+        )
 
     def integrity_check(self) -> str:
         return self.connect().execute("PRAGMA integrity_check").fetchone()[0]
