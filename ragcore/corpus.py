@@ -100,7 +100,9 @@ def ingest_files(
     return reports
 
 
-def sync_folder(library: Library, collection: str, folder: Path, chunking: str = "auto") -> list[IngestReport]:
+def sync_folder(
+    library: Library, collection: str, folder: Path, chunking: str = "auto"
+) -> list[IngestReport]:
     """Mirror ``folder`` into ``collection``: add new or changed files, drop
     vanished ones, keep unchanged ones (matched by name and content hash)."""
     files = document_files(folder)
@@ -111,10 +113,15 @@ def sync_folder(library: Library, collection: str, folder: Path, chunking: str =
             library.remove_document(collection, name)
     reports = []
     todo = []
+    digests: dict[str, str] = {}
     failed = library.failures(collection)
     for name, path in files:
         info = stored.get(name)
-        digest = sha256_hex(path.read_bytes())
+        try:
+            digest = digests[name] = sha256_hex(path.read_bytes())
+        except OSError as exc:
+            reports.append(IngestReport(name, "error", error=f"cannot read the file ({exc.strerror or exc})"))
+            continue
         if info is not None and info.content_hash == digest:
             if chunking not in ("auto", info.chunking):
                 library.rechunk(collection, name, chunking)
@@ -125,9 +132,9 @@ def sync_folder(library: Library, collection: str, folder: Path, chunking: str =
         else:
             todo.append((name, path))
     new_reports = ingest_files(library, collection, todo, chunking)
-    for (name, path), report in zip(todo, new_reports, strict=True):
+    for (name, _path), report in zip(todo, new_reports, strict=True):
         if report.status == "error":
-            library.record_failure(collection, name, sha256_hex(path.read_bytes()), report.error or "")
+            library.record_failure(collection, name, digests[name], report.error or "")
     reports.extend(new_reports)
     library.ensure_collection(collection)
     return reports
@@ -144,10 +151,12 @@ def load_beir_documents(folder: Path) -> list[Document]:
             try:
                 rec = json.loads(line)
                 doc_id = str(rec["_id"])
-            except (json.JSONDecodeError, KeyError) as exc:
-                raise errors.RagcoreError(f"{folder / 'corpus.jsonl'}: line {number} is not a BEIR record ({exc})")
-            title = (rec.get("title") or "").strip()
-            body = (rec.get("text") or "").strip()
+            except (json.JSONDecodeError, KeyError, TypeError, IndexError) as exc:
+                raise errors.RagcoreError(
+                    f"{folder / 'corpus.jsonl'}: line {number} is not a BEIR record ({type(exc).__name__}: {exc})"
+                ) from exc
+            title = str(rec.get("title") or "").strip()
+            body = str(rec.get("text") or "").strip()
             text = f"{title}\n{body}" if title else body
             docs.append(
                 Document(
