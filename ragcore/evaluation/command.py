@@ -93,6 +93,8 @@ def run(args: argparse.Namespace, stdout: TextIO | None = None, stderr: TextIO |
     out = stdout or sys.stdout
     err = stderr or sys.stderr
     started = time.monotonic()
+    # Taken before anything is loaded, so they describe the code that runs.
+    run_versions = versions()
 
     def progress(message: str) -> None:
         if not args.quiet:
@@ -126,11 +128,8 @@ def run(args: argparse.Namespace, stdout: TextIO | None = None, stderr: TextIO |
         )
         return 1
     try:
-        result = (
-            _gold_run(args, rankers, progress)
-            if args.gold is not None
-            else _beir_run(args, rankers, progress)
-        )
+        runner = _gold_run if args.gold is not None else _beir_run
+        result = runner(args, rankers, progress, run_versions)
     except RagcoreError as exc:
         print(f"eval: {exc}", file=err)
         return 1
@@ -156,18 +155,20 @@ def _known_modes() -> tuple[str, ...]:
     return tuple(MODES)
 
 
-def _settings(args: argparse.Namespace, rankers: list[str], chunking: str, kind: str) -> dict[str, Any]:
+def _settings(
+    args: argparse.Namespace, rankers: list[str], chunking: str, kind: str, run_versions: dict[str, Any]
+) -> dict[str, Any]:
     source = args.gold if args.gold is not None else args.beir
     return {
         "source": kind,
         "gold": str(source),
         "rankers": rankers,
         "chunking": chunking,
-        "versions": versions(),
+        "versions": run_versions,
     }
 
 
-def _gold_run(args: argparse.Namespace, rankers: list[str], progress) -> dict[str, Any]:
+def _gold_run(args: argparse.Namespace, rankers: list[str], progress, run_versions: dict) -> dict[str, Any]:
     gold = load_goldset(args.gold)
     common = {
         "unit": gold.unit,
@@ -185,7 +186,7 @@ def _gold_run(args: argparse.Namespace, rankers: list[str], progress) -> dict[st
             if resolved is None:
                 resolved = resolve_spans(gold, corpus.documents)
             setups[chunking] = (corpus.passages, built)
-        settings = _settings(args, rankers, "compare", "goldset")
+        settings = _settings(args, rankers, "compare", "goldset", run_versions)
         settings["name"] = gold.name
         settings["index"] = {k: v for k, v in details.items() if k not in ("documents", "passages")}
         return compare_chunkings(resolved, setups, settings=settings, **common)
@@ -193,20 +194,20 @@ def _gold_run(args: argparse.Namespace, rankers: list[str], progress) -> dict[st
     corpus, built, details = build_rankers(gold.corpus, chunking, rankers, gold.unit, progress)
     resolved = resolve_spans(gold, corpus.documents)
     qrels = all_qrels(resolved, corpus.passages, gold.unit)
-    settings = _settings(args, rankers, chunking, "goldset")
+    settings = _settings(args, rankers, chunking, "goldset", run_versions)
     settings["name"] = gold.name
     settings["index"] = details
     return evaluate(resolved, qrels, built, settings=settings, **common)
 
 
-def _beir_run(args: argparse.Namespace, rankers: list[str], progress) -> dict[str, Any]:
+def _beir_run(args: argparse.Namespace, rankers: list[str], progress, run_versions: dict) -> dict[str, Any]:
     beir = load_beir(args.beir)
     chunking = args.chunking or "whole"
     corpus, built, details = build_rankers(args.beir, chunking, rankers, beir.unit, progress)
     missing = beir.doc_ids - set(corpus.documents)
     if missing:
         progress(f"note: {len(missing)} corpus records were not loaded as documents (e.g. empty ones)")
-    settings = _settings(args, rankers, chunking, "beir")
+    settings = _settings(args, rankers, chunking, "beir", run_versions)
     settings["name"] = Path(args.beir).name
     settings["index"] = details
     return evaluate(
@@ -223,30 +224,31 @@ def _beir_run(args: argparse.Namespace, rankers: list[str], progress) -> dict[st
     )
 
 
-def versions() -> dict[str, str | None]:
-    """Versions that make a run reproducible (the commit is None outside git)."""
+def versions() -> dict[str, Any]:
+    """Versions that make a run reproducible. ``ragcore_commit`` is None
+    outside git; ``ragcore_modified`` says whether files under ragcore/
+    differed from that commit when the run started."""
     import numpy
     import scipy
 
-    commit = None
-    try:
-        done = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            cwd=Path(__file__).resolve().parent,
-            check=False,
-            capture_output=True,
-            text=True,
-            timeout=5,
-        )
-        commit = done.stdout.strip() or None
-    except (OSError, subprocess.SubprocessError):
-        pass
+    here = Path(__file__).resolve().parent
+    commit = _git(here, "rev-parse", "--short", "HEAD")
+    status = _git(here, "status", "--porcelain", "--", str(here.parent)) if commit else None
     return {
         "python": platform.python_version(),
         "numpy": numpy.__version__,
         "scipy": scipy.__version__,
         "ragcore_commit": commit,
+        "ragcore_modified": None if status is None else bool(status),
     }
+
+
+def _git(cwd: Path, *argv: str) -> str | None:
+    try:
+        done = subprocess.run(["git", *argv], cwd=cwd, check=False, capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
 
 
 # ------------------------------------------------------------------ tables

@@ -119,7 +119,9 @@ def test_json_to_stdout_and_out_file_hold_the_same_run(tmp_path, calls):
     assert set(printed["rankers"]) == {"bm25", "dense"}
     assert printed["settings"]["rankers"] == ["bm25", "dense"]
     assert printed["settings"]["seed"] == command.st.SEED
-    assert {"python", "numpy", "scipy"} <= set(printed["settings"]["versions"])
+    assert {"python", "numpy", "scipy", "ragcore_commit", "ragcore_modified"} <= set(
+        printed["settings"]["versions"]
+    )
     keys = {"a", "b", "metric", "diff", "ci_low", "ci_high", "d_z", "p", "p_holm"}
     assert all(keys <= set(c) for c in printed["comparisons"])
     q1 = printed["per_question"]["q1"]

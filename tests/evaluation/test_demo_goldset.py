@@ -1,0 +1,161 @@
+"""The demo gold set (eval/demo.gold.json) against the demo corpus, its pool and its stored run."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from ragcore.corpus import document_files
+from ragcore.documents import load_path
+from ragcore.evaluation.goldset import find_quote, load_goldset, resolve_spans
+from ragcore.text import content_words
+
+ROOT = Path(__file__).resolve().parents[2]
+GOLD = ROOT / "eval" / "demo.gold.json"
+POOL = ROOT / "eval" / "pool"
+RUN = ROOT / "eval" / "results" / "demo.json"
+TYPES = {"fact", "money", "conflict", "paraphrase", "synthesis", "risk"}
+POOLED_RANKERS = ("bm25", "dense", "hybrid")
+SHEET_KEYS = {"item", "question_id", "question", "doc", "lines", "section", "passage", "grade"}
+
+
+@pytest.fixture(scope="module")
+def gold():
+    return load_goldset(GOLD)
+
+
+@pytest.fixture(scope="module")
+def raw():
+    return json.loads(GOLD.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def documents(gold):
+    return {name: load_path(path, name) for name, path in document_files(gold.corpus)}
+
+
+@pytest.fixture(scope="module")
+def pool_script():
+    spec = importlib.util.spec_from_file_location("pool_goldset", ROOT / "scripts" / "pool_goldset.py")
+    module = importlib.util.module_from_spec(spec)
+    # Dataclasses look their module up in sys.modules while the module runs.
+    sys.modules[spec.name] = module
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        del sys.modules[spec.name]
+    return module
+
+
+def test_gold_set_names_the_demo_corpus(gold, documents):
+    assert gold.corpus == (ROOT / "corpus" / "demo").resolve()
+    assert len(documents) == 25
+    assert gold.unit == "passage"
+
+
+def test_every_quote_occurs_exactly_once(gold, documents):
+    quotes = [(q.id, j) for q in gold.questions for j in q.judgements if j.quote is not None]
+    assert len(quotes) >= len(gold.questions)
+    for qid, j in quotes:
+        found = find_quote(j.quote, documents[j.doc].text)
+        assert len(found) == 1, f"{qid}: {j.doc}: {j.quote!r} found {len(found)} times"
+
+
+def test_every_judged_span_lies_inside_its_document(gold, documents):
+    spans = [(q.id, j) for q in gold.questions for j in q.judgements if j.lines is not None]
+    assert spans, "the pooled judgements are missing"
+    for qid, j in spans:
+        first, last = j.lines
+        assert 1 <= first <= last <= documents[j.doc].line_count, f"{qid}: {j.doc} lines {j.lines}"
+    # The loader's own check agrees: nothing is left unlocated.
+    resolved = resolve_spans(gold, documents)
+    assert sum(len(q.spans) for q in resolved) == sum(len(q.judgements) for q in gold.questions)
+
+
+def test_type_counts(gold):
+    counts = Counter(q.type for q in gold.questions)
+    assert sum(counts.values()) >= 60
+    assert set(counts) == TYPES
+    assert min(counts.values()) >= 8, counts
+
+
+def test_every_question_quotes_its_answer(gold):
+    for q in gold.questions:
+        assert any(j.quote is not None and j.grade == 2 for j in q.judgements), q.id
+
+
+def test_a_third_share_no_content_word_with_their_evidence(gold, raw):
+    stored = {q["id"]: q["no_shared_words"] for q in raw["questions"]}
+    recomputed = {}
+    for q in gold.questions:
+        words = content_words(q.text)
+        quotes = [j.quote for j in q.judgements if j.quote is not None and j.grade == 2]
+        recomputed[q.id] = all(not (words & content_words(quote)) for quote in quotes)
+    assert recomputed == stored, "no_shared_words is stale: run scripts/pool_goldset.py words"
+    assert 3 * sum(recomputed.values()) >= len(recomputed)
+    paraphrase = [qid for qid, q in zip(recomputed, gold.questions, strict=True) if q.type == "paraphrase"]
+    assert sum(recomputed[qid] for qid in paraphrase) > len(paraphrase) / 2
+
+
+def test_pooled_judgements_come_from_blind_sheets(gold, raw):
+    metas = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(POOL.glob("*.meta.json"))]
+    merged = [m for m in metas if m.get("merged")]
+    assert merged, "no judging sheet has been merged"
+    graded: dict[tuple[str, str], list[tuple[int, int, int]]] = {}
+    for meta in merged:
+        records = [
+            json.loads(line) for line in (POOL / meta["sheet"]).read_text(encoding="utf-8").splitlines()
+        ]
+        assert len(records) == meta["records"]
+        for r in records:
+            assert set(r) == SHEET_KEYS, f"sheet record {r.get('item')} carries {set(r) - SHEET_KEYS}"
+            assert r["grade"] in (0, 1, 2)
+            graded.setdefault((r["question_id"], r["doc"]), []).append((*r["lines"], r["grade"]))
+    pooled = 0
+    for q in gold.questions:
+        for j in q.judgements:
+            if j.lines is None:
+                continue
+            pooled += 1
+            # Recorded with the grade it was given, inside the passage it was given to.
+            assert any(
+                f <= j.lines[0] and j.lines[1] <= la and g == j.grade
+                for f, la, g in graded.get((q.id, j.doc), [])
+            ), f"{q.id}: {j.doc} lines {j.lines} grade {j.grade} is not in a merged sheet"
+    assert pooled == sum(m["merged"]["added"] for m in merged)
+    assert f"Pool: {pooled} (question, passage) pairs judged" in raw["description"]
+
+
+def test_gold_file_keeps_its_layout(raw, pool_script):
+    assert pool_script.dumps_goldset(raw) == GOLD.read_text(encoding="utf-8")
+
+
+def test_trim_span_leaves_out_lines_shared_with_lower_grades(pool_script):
+    trim = pool_script.trim_span
+    assert trim(10, 20, 2, [(5, 11, 0), (19, 25, 2)]) == (12, 20)
+    assert trim(10, 20, 1, [(5, 11, 1), (19, 25, 0)]) == (10, 18)
+    assert trim(10, 20, 2, []) == (10, 20)
+    assert trim(81, 81, 1, [(77, 81, 0)]) is None
+
+
+def test_stored_run_scores_this_gold_set(gold):
+    assert RUN.is_file(), (
+        "eval/results/demo.json is missing: run python -m ragcore eval --gold eval/demo.gold.json"
+    )
+    run = json.loads(RUN.read_text(encoding="utf-8"))
+    settings = run["settings"]
+    assert Path(settings["gold"]).name == GOLD.name
+    assert settings["name"] == gold.name == "demo"
+    assert set(POOLED_RANKERS) <= set(run["rankers"])
+    assert run["questions"]["total"] == len(gold.questions)
+    assert set(run["per_question"]) == {q.id for q in gold.questions}
+    assert run["questions"]["by_type"] == dict(Counter(q.type for q in gold.questions))
+    for qid, result in run["per_question"].items():
+        for ranker in POOLED_RANKERS:
+            unjudged = [item for item in result["top10"][ranker] if item["grade"] is None]
+            assert not unjudged, f"{qid}: {ranker} ranks unjudged passages in its top 10; extend the pool"
