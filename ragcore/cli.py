@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -94,6 +95,14 @@ def main(argv: list[str] | None = None) -> int:
             return run_bench(args)
     except errors.RagcoreError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        # e.g. the library folder cannot be created or written
+        where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
+        print(f"error: {exc.strerror or exc}{where}", file=sys.stderr)
+        return 2
+    except sqlite3.Error as exc:
+        print(f"error: the library database cannot be used: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

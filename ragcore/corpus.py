@@ -35,7 +35,7 @@ class IngestReport:
             return f"{self.name}: error: {self.error}"
         if self.status == "duplicate":
             return f"{self.name}: duplicate of {self.error}, not added"
-        return f"{self.name}: {self.passages} passages ({self.status})"
+        return f"{self.name}: {self.passages} passage{'' if self.passages == 1 else 's'} ({self.status})"
 
 
 @dataclass

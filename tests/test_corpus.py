@@ -172,7 +172,7 @@ def test_ingest_files_reports_each_file(tmp_path, lib):
     bad.write_bytes(b"\x00\x01\x02binary")
     reports = ingest_files(lib, "c", [("good.md", good), ("bad.txt", bad), ("again.md", good)])
     assert [r.status for r in reports] == ["added", "error", "duplicate"]
-    assert reports[0].line() == f"good.md: {reports[0].passages} passages (added)"
+    assert reports[0].line() == "good.md: 1 passage (added)"
     assert reports[1].line().startswith("bad.txt: error: ") and "binary" in reports[1].line()
     assert reports[2].line() == "again.md: duplicate of good.md, not added"
     assert [d.name for d in lib.list_documents("c")] == ["good.md"]
@@ -180,3 +180,5 @@ def test_ingest_files_reports_each_file(tmp_path, lib):
 
 def test_ingest_report_line_formats():
     assert IngestReport("a.md", "unchanged", 3).line() == "a.md: 3 passages (unchanged)"
+    assert IngestReport("b.md", "added", 1).line() == "b.md: 1 passage (added)"
+    assert IngestReport("c.md", "error", error="the file is empty").line() == "c.md: error: the file is empty"
