@@ -426,10 +426,19 @@ def cmd_pool(args: argparse.Namespace) -> int:
     judged = merged_grades(Path("eval/pool") if args.out is None else args.out.parent, args.gold)
     records = pool_records(data, search, rankers, args.depth, args.seed, judged)
     today = dt.date.today().isoformat()
-    out = args.out or Path("eval/pool") / f"sheet-{today}.jsonl"
+    out = args.out
+    if out is None:  # a second pool on the same day gets a numbered sheet
+        out = Path("eval/pool") / f"sheet-{today}.jsonl"
+        number = 2
+        while out.exists():
+            out = out.with_name(f"sheet-{today}-{number}.jsonl")
+            number += 1
     if out.exists():
-        print(f"pool: {out} exists; give --out to write another sheet", file=sys.stderr)
+        print(f"pool: {out} exists; choose another --out", file=sys.stderr)
         return 1
+    if not records:
+        print("pool: every passage in the rankers' top results is judged already; no sheet written")
+        return 0
     write_sheet(out, records)
     meta = {
         "sheet": out.name,
