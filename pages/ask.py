@@ -1,5 +1,6 @@
 """Ask: a question, its answer with [n] citations, the lens, and the passages
-with their retrieval trace."""
+with their retrieval trace. With a model key: the model's answer with its
+checks and review, study items for a topic, the AI log and the export."""
 
 from __future__ import annotations
 
@@ -10,11 +11,18 @@ import streamlit as st
 
 from pages import _ui as ui
 from ragcore import errors
+from ragcore.answer.llm import disclosure, find_model
+from ragcore.lenses.money import format_amount
 from ragcore.records import STAGES
 from ragcore.service import DEMO_COLLECTION, DEMO_QUESTIONS, AskOutcome
 
+STAGE_NAMES = {"bm25": "BM25", "dense": "Dense", "fused": "Fused", "rerank": "Reranked"}
+DECISION_TEXT = {"accepted": "Accepted", "edited": "Accepted with edits", "rejected": "Rejected"}
+
 ws = ui.workspace()
 coll = ui.collection()
+session = ui.session_id()
+model = find_model(os.environ)
 ui.style()
 
 st.title("Ask")
@@ -23,8 +31,7 @@ st.caption("Answers come from the documents of the chosen collection; every clai
 with st.spinner("Loading the demo documents…"):
     ws.ensure_demo()
 
-documents = ws.documents(coll)
-if not documents:
+if not ws.documents(coll):
     st.info("This collection has no documents yet. Add PDF, TXT or Markdown files on the Library page.")
     st.page_link("pages/library.py", label="Go to the Library", icon=":material/folder_open:")
     st.stop()
@@ -33,70 +40,20 @@ whole = ws.whole_document_names(coll)
 if whole:
     st.warning(
         f"Whole-document mode: {len(whole)} document(s) are one passage each "
-        f"({', '.join(whole[:4])}{', …' if len(whole) > 4 else ''}). A citation to them points at the whole file, "
-        "and a model would be sent the whole file.",
+        f"({', '.join(whole[:4])}{', …' if len(whole) > 4 else ''}). A citation to them points at the whole "
+        "file, and a model would be sent the whole file.",
         icon=":material/description:",
     )
 
 
-def _ask_example() -> None:
-    example = st.session_state.get("example")
-    if example:
-        st.session_state["question"] = example
-        st.session_state["pending"] = True
+def spend():
+    """This session's spending cap (resumed from the AI log)."""
+    if "spend" not in st.session_state:
+        st.session_state["spend"] = ws.spend_tracker(session)
+    return st.session_state["spend"]
 
 
-def _lens_changed() -> None:
-    if st.session_state.get("outcome") is not None:
-        st.session_state["pending"] = True
-
-
-if coll == DEMO_COLLECTION:
-    st.pills("Examples", DEMO_QUESTIONS, key="example", on_change=_ask_example, label_visibility="collapsed")
-
-with st.form("ask-form", border=False):
-    left, right = st.columns([6, 1], vertical_alignment="bottom")
-    left.text_input(
-        "Question", key="question", placeholder="Ask about the documents, e.g. what does the SLA promise?"
-    )
-    submitted = right.form_submit_button("Ask", type="primary", width="stretch")
-
-st.segmented_control(
-    "Lens",
-    list(ui.LENSES),
-    format_func=ui.LENSES.get,
-    default="auto",
-    key="lens",
-    on_change=_lens_changed,
-    help="Money lists figures and conflicts between them; Risk lists absolute wording (always, never, guarantee) "
-    "and whether it is negated. Auto picks one from the question's words.",
-)
-
-if submitted or st.session_state.pop("pending", False):
-    question = st.session_state.get("question", "")
-    if not question.strip():
-        st.warning("Type a question first.")
-    else:
-        missing = ws.missing_vectors(coll) if ui.mode() != "bm25" else 0
-        if missing:
-            bar = st.progress(0.0, text=f"Embedding {missing} passages once (cached in the library)…")
-            ws.ensure_dense(
-                coll,
-                lambda done, total: bar.progress(done / max(total, 1), text=f"Embedded {done} of {total}"),
-            )
-            bar.empty()
-        with st.spinner("Searching…"):
-            try:
-                st.session_state["outcome"] = ws.ask(
-                    coll,
-                    question,
-                    mode=ui.mode(),
-                    lens=st.session_state.get("lens") or "auto",
-                    env=os.environ,
-                )
-            except errors.RagcoreError as exc:
-                st.session_state["outcome"] = None
-                st.error(str(exc))
+# --------------------------------------------------------------- sources
 
 
 @st.dialog("Source", width="large")
@@ -108,190 +65,458 @@ def _open(doc: str, first: int, last: int) -> None:
     st.session_state["open_source"] = (doc, first, last)
 
 
-outcome: AskOutcome | None = st.session_state.get("outcome")
-if outcome is not None and outcome.collection != coll:
-    outcome = None  # asked in another collection: its citations do not resolve here
+def source_button(
+    label: str, key: str, doc: str, first: int, last: int, help: str | None = None, **kw
+) -> None:
+    st.button(label, key=key, on_click=_open, args=(doc, first, last), help=help, **kw)
 
-if outcome is not None:
-    for note in outcome.notes:
-        st.caption(f"Note: {note}")
 
-    if not outcome.hits:
-        st.info("Nothing matched this question in the collection.")
+# ----------------------------------------------------------------- review
+
+
+def review_controls(call_id: int | None, ref: str, text: str, key: str) -> None:
+    """Accept / edit / reject one logged item; the latest decision is shown."""
+    if call_id is None:
+        return
+    decision = ws.decisions(session, call_id).get(ref)
+    editing = st.session_state.get(f"{key}-editing", False)
+    with st.container(horizontal=True, gap="small", vertical_alignment="center"):
+        if st.button("Accept", key=f"{key}-accept", icon=":material/check:"):
+            ws.review(session, call_id, ref, "accepted")
+            st.rerun()
+        if st.button("Edit", key=f"{key}-edit", icon=":material/edit:"):
+            st.session_state[f"{key}-editing"] = True
+            st.rerun()
+        if st.button("Reject", key=f"{key}-reject", icon=":material/close:"):
+            ws.review(session, call_id, ref, "rejected")
+            st.rerun()
+        if decision:
+            st.badge(DECISION_TEXT[decision], color="green" if decision != "rejected" else "red")
+    if editing:
+        with st.form(f"{key}-edit-form", border=False):
+            edited = st.text_area("Edited text", value=text, key=f"{key}-edited")
+            if st.form_submit_button("Save edit", type="primary"):
+                ws.review(session, call_id, ref, "edited", edited)
+                st.session_state[f"{key}-editing"] = False
+                st.rerun()
+
+
+# ------------------------------------------------------------------ modes
+
+task = "Question"
+if model is not None:
+    task = st.segmented_control(
+        "Task",
+        ["Question", "Study items"],
+        default="Question",
+        key="task",
+        label_visibility="collapsed",
+        help="Study items: the model writes short-answer and multiple-choice questions on a topic, from the "
+        "passages retrieved for it; each item is checked and waits for your review.",
+    )
+    st.caption(disclosure(model, spend()))
+
+
+def _ask_example() -> None:
+    example = st.session_state.get("example")
+    if example:
+        st.session_state["question"] = example
+        st.session_state["pending"] = True
+
+
+def _lens_changed() -> None:
+    if st.session_state.get("outcome") is not None:
+        st.session_state["relens"] = True
+
+
+def ask_form() -> None:
+    if coll == DEMO_COLLECTION:
+        st.pills(
+            "Examples", DEMO_QUESTIONS, key="example", on_change=_ask_example, label_visibility="collapsed"
+        )
+    with st.form("ask-form", border=False):
+        left, right = st.columns([6, 1], vertical_alignment="bottom")
+        left.text_input(
+            "Question", key="question", placeholder="Ask about the documents, e.g. what does the SLA promise?"
+        )
+        submitted = right.form_submit_button("Ask", type="primary", width="stretch")
+    st.segmented_control(
+        "Lens",
+        list(ui.LENSES),
+        format_func=ui.LENSES.get,
+        default="auto",
+        key="lens",
+        on_change=_lens_changed,
+        help="Money lists figures and conflicts between them; Risk lists absolute wording (always, never, "
+        "guarantee) and whether it is negated. Auto picks one from the question's words.",
+    )
+    lens = st.session_state.get("lens") or "auto"
+    if submitted or st.session_state.pop("pending", False):
+        question = st.session_state.get("question", "")
+        if not question.strip():
+            st.warning("Type a question first.")
+            return
+        prepare_dense()
+        stream_box = st.empty()
+
+        def stream(text: str) -> None:
+            stream_box.html(ui.CSS + ui.answer_html(text + " …"))
+
+        with st.spinner("Searching…" if model is None else f"Searching, then asking {model.model}…"):
+            try:
+                st.session_state["outcome"] = ws.ask(
+                    coll,
+                    question,
+                    mode=ui.mode(),
+                    lens=lens,
+                    env=os.environ,
+                    session=session,
+                    spend=spend() if model is not None else None,
+                    stream_callback=stream if model is not None else None,
+                )
+            except errors.RagcoreError as exc:
+                st.session_state["outcome"] = None
+                st.error(str(exc))
+        stream_box.empty()
+        st.session_state.pop("relens", None)
+    elif st.session_state.pop("relens", False) and st.session_state.get("outcome") is not None:
+        st.session_state["outcome"] = ws.relens(st.session_state["outcome"], lens)
+
+
+def prepare_dense() -> None:
+    """Embed what the library does not have yet, with a progress bar."""
+    missing = ws.missing_vectors(coll) if ui.mode() != "bm25" else 0
+    if missing:
+        bar = st.progress(0.0, text=f"Embedding {missing} passages once (cached in the library)…")
+        ws.ensure_dense(
+            coll, lambda done, total: bar.progress(done / max(total, 1), text=f"Embedded {done} of {total}")
+        )
+        bar.empty()
+
+
+# ----------------------------------------------------------------- answer
+
+
+def show_answer(outcome: AskOutcome) -> None:
+    answer = outcome.answer
+    st.divider()
+    head, badge = st.columns([5, 1], vertical_alignment="center")
+    head.subheader("Answer")
+    if answer.mode == "model":
+        badge.badge(f"Model: {answer.model}", icon=":material/smart_toy:", color="violet")
     else:
-        answer = outcome.answer
-        st.divider()
-        head, badge = st.columns([5, 1], vertical_alignment="center")
-        head.subheader("Answer")
-        if answer.mode == "model":
-            badge.badge(f"Model: {answer.model}", icon=":material/smart_toy:", color="violet")
-        else:
-            badge.badge("Extractive", icon=":material/format_quote:", color="gray")
-        st.caption(
-            answer.header
-            + (f" · {answer.reason}" if answer.reason and answer.reason not in answer.header else "")
+        badge.badge("Extractive", icon=":material/format_quote:", color="gray")
+    reason = f" · {answer.reason}" if answer.reason and answer.reason not in answer.header else ""
+    st.caption(answer.header + reason)
+    st.html(ui.CSS + ui.answer_html(answer.text))
+
+    if answer.mode == "model":
+        show_checks(answer.checks)
+    if answer.citations:
+        st.caption("Citations: open one to read its lines in the source.")
+        with st.container(horizontal=True, gap="small"):
+            for c in answer.citations:
+                label = f"[{c.n}] {c.doc} · {ui.span_text(c.first_line, c.last_line)}"
+                if c.pages:
+                    label += f" · p. {c.pages[0]}"
+                source_button(label, f"cite-{c.n}", c.doc, c.first_line, c.last_line, help=c.label)
+    if answer.mode == "model":
+        st.markdown("**Review this answer**")
+        review_controls(answer.checks.get("call_id"), "answer", answer.text, key="review-answer")
+
+
+def show_checks(checks: dict) -> None:
+    cols = st.columns(3)
+    cols[0].metric(
+        "Groundedness",
+        f"{checks.get('groundedness', 0):.0%}",
+        help="Share of the answer's content words found in the passages it cites.",
+    )
+    cols[1].metric("Figures not in the sources", len(checks.get("unsupported_numbers", [])))
+    cols[2].metric("Citations removed", len(checks.get("removed_citations", [])))
+    if checks.get("unsupported_numbers"):
+        st.warning(
+            "These figures are not in the passages the answer cites: "
+            + ", ".join(checks["unsupported_numbers"])
+            + ". Check them before you rely on the answer.",
+            icon=":material/flag:",
         )
-        st.html(ui.CSS + ui.answer_html(answer.text))
-        if answer.mode == "model" and answer.checks:
-            checks = answer.checks
-            cols = st.columns(3)
-            cols[0].metric(
-                "Groundedness",
-                f"{checks.get('groundedness', 0):.0%}",
-                help="Share of the answer's words found in the passages it cites.",
-            )
-            cols[1].metric("Figures not in sources", len(checks.get("unsupported_numbers", [])))
-            cols[2].metric("Citations removed", len(checks.get("removed_citations", [])))
+    if checks.get("removed_citations"):
+        st.warning(
+            "The model cited passages it was not given: "
+            + ", ".join(f"[{n}]" for n in checks["removed_citations"])
+            + " (removed).",
+            icon=":material/flag:",
+        )
+    if checks.get("uncited_sentences"):
+        st.caption(f"{len(checks['uncited_sentences'])} sentence(s) carry no citation.")
 
-        if answer.citations:
-            st.caption("Citations: open one to read its lines in the source.")
-            with st.container(horizontal=True, gap="small"):
-                for c in answer.citations:
-                    label = f"[{c.n}] {c.doc} · {ui.span_text(c.first_line, c.last_line)}"
-                    if c.pages:
-                        label += f" · p. {c.pages[0]}"
-                    st.button(
-                        label,
-                        key=f"cite-{c.n}",
-                        help=c.label,
-                        on_click=_open,
-                        args=(c.doc, c.first_line, c.last_line),
-                    )
 
-        lens = outcome.lens
-        if lens is not None and lens.kind != "none":
-            st.divider()
-            by = (
-                "you"
-                if lens.chosen_by == "user"
-                else (
-                    f"the question's words: {', '.join(lens.triggers)}" if lens.triggers else "the question"
-                )
-            )
-            st.subheader(f"{lens.kind.capitalize()} lens")
-            st.caption(f"Chosen by {by}.")
-            if lens.kind == "money":
-                if lens.conflicts:
-                    for k, conflict in enumerate(lens.conflicts):
-                        from ragcore.lenses.money import format_amount
+def show_lens(lens) -> None:
+    if lens is None or lens.kind == "none":
+        return
+    st.divider()
+    st.subheader(f"{lens.kind.capitalize()} lens")
+    by = (
+        "you"
+        if lens.chosen_by == "user"
+        else (f"the question's words: {', '.join(lens.triggers)}" if lens.triggers else "the question")
+    )
+    st.caption(f"Chosen by {by}.")
+    if lens.kind == "money":
+        show_money(lens)
+    elif lens.kind == "risk":
+        show_risk(lens)
 
-                        amounts = " vs ".join(format_amount(a, conflict.currency) for a in conflict.amounts)
-                        period = f" per {conflict.period}" if conflict.period else ""
-                        with st.container(border=True):
-                            st.markdown(
-                                f":red[**Conflict**] · {conflict.subject or 'same item'}{period}: **{amounts}**"
-                            )
-                            with st.container(horizontal=True, gap="small"):
-                                for j, m in enumerate(conflict.mentions):
-                                    st.button(
-                                        f"{format_amount(m.amount, m.currency)} · {m.doc} · "
-                                        f"{ui.span_text(m.first_line, m.last_line)}",
-                                        key=f"conf-{k}-{j}",
-                                        on_click=_open,
-                                        args=(m.doc, m.first_line, m.last_line),
-                                        help=m.text,
-                                    )
-                else:
-                    st.success("No conflicting amounts for the same item in the retrieved passages.")
-                rows = []
-                for f in lens.figures:
-                    from ragcore.lenses.money import format_amount
 
-                    rows.append(
-                        {
-                            "Amount": format_amount(f.amount, f.currency),
-                            "Conflict": "yes" if f.conflict else "",
-                            "Item": "; ".join(dict.fromkeys(m.subject for m in f.mentions if m.subject)),
-                            "Period": "; ".join(dict.fromkeys(m.period for m in f.mentions if m.period)),
-                            "Sources": "; ".join(
-                                f"{m.doc}:{ui.span_text(m.first_line, m.last_line)}" for m in f.mentions
-                            ),
-                        }
-                    )
-                if rows:
-                    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-                else:
-                    st.caption("No amounts in the retrieved passages.")
-            elif lens.kind == "risk":
-                if lens.findings:
-                    rows = [
-                        {
-                            "Wording": f.wording,
-                            "Negated": "negated" if f.negated else "",
-                            "About": f.subject,
-                            "Contradicts": ", ".join(str(i + 1) for i in f.contradicts),
-                            "Source": f"{f.doc}:{ui.span_text(f.first_line, f.last_line)}",
-                            "Sentence": f.phrase,
-                        }
-                        for f in lens.findings
-                    ]
-                    frame = pd.DataFrame(rows, index=range(1, len(rows) + 1))
-                    st.dataframe(frame, width="stretch")
-                    picked = st.selectbox(
-                        "Open a finding's source",
-                        range(len(lens.findings)),
-                        format_func=lambda i: f"{i + 1}. {lens.findings[i].wording} — {lens.findings[i].doc}",
-                        index=None,
-                        key="finding-open",
-                    )
-                    if picked is not None:
-                        f = lens.findings[picked]
-                        st.button(
-                            "Open",
-                            key="finding-open-btn",
-                            on_click=_open,
-                            args=(f.doc, f.first_line, f.last_line),
+def show_money(lens) -> None:
+    if lens.conflicts:
+        for k, conflict in enumerate(lens.conflicts):
+            amounts = " vs ".join(format_amount(a, conflict.currency) for a in conflict.amounts)
+            period = f" per {conflict.period}" if conflict.period else ""
+            with st.container(border=True):
+                st.markdown(f":red[**Conflict**] · {conflict.subject or 'same item'}{period}: **{amounts}**")
+                with st.container(horizontal=True, gap="small"):
+                    for j, m in enumerate(conflict.mentions):
+                        source_button(
+                            f"{format_amount(m.amount, m.currency)} · {m.doc} · "
+                            f"{ui.span_text(m.first_line, m.last_line)}",
+                            f"conf-{k}-{j}",
+                            m.doc,
+                            m.first_line,
+                            m.last_line,
+                            help=m.text,
                         )
-                else:
-                    st.caption(
-                        "No absolute wording (always, never, guarantee, unlimited…) in the retrieved passages."
+    else:
+        st.success("No conflicting amounts for the same item in the retrieved passages.")
+    rows = [
+        {
+            "Amount": format_amount(f.amount, f.currency),
+            "Conflict": "yes" if f.conflict else "",
+            "Item": "; ".join(dict.fromkeys(m.subject for m in f.mentions if m.subject)),
+            "Period": "; ".join(dict.fromkeys(m.period for m in f.mentions if m.period)),
+            "Sources": "; ".join(f"{m.doc}:{ui.span_text(m.first_line, m.last_line)}" for m in f.mentions),
+        }
+        for f in lens.figures
+    ]
+    if rows:
+        st.caption("Figures by amount, conflicts first.")
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    else:
+        st.caption("No amounts in the retrieved passages.")
+
+
+def show_risk(lens) -> None:
+    if not lens.findings:
+        st.caption("No absolute wording (always, never, guarantee, unlimited…) in the retrieved passages.")
+        return
+    rows = [
+        {
+            "Wording": f.wording,
+            "Negated": "negated" if f.negated else "",
+            "About": f.subject,
+            "Contradicts": ", ".join(str(i + 1) for i in f.contradicts),
+            "Source": f"{f.doc}:{ui.span_text(f.first_line, f.last_line)}",
+            "Sentence": f.phrase,
+        }
+        for f in lens.findings
+    ]
+    st.caption("Absolute wording in the passages; a negated one (“no guarantee”) denies the absolute.")
+    st.dataframe(pd.DataFrame(rows, index=range(1, len(rows) + 1)), width="stretch")
+    picked = st.selectbox(
+        "Open a finding's source",
+        range(len(lens.findings)),
+        format_func=lambda i: f"{i + 1}. {lens.findings[i].wording} — {lens.findings[i].doc}",
+        index=None,
+        key="finding-open",
+    )
+    if picked is not None:
+        f = lens.findings[picked]
+        source_button("Open", "finding-open-btn", f.doc, f.first_line, f.last_line)
+
+
+def show_passages(outcome: AskOutcome) -> None:
+    st.divider()
+    st.subheader("Retrieved passages")
+    st.caption(
+        f"Mode: {ui.MODES.get(outcome.mode, outcome.mode)}. Rank (score) under each stage; — means the passage "
+        "was outside that stage's candidates or the stage did not run."
+    )
+    rows = []
+    for h in outcome.hits:
+        row = {
+            "#": h.rank,
+            "Document": h.passage.doc,
+            "Lines": ui.span_text(h.passage.first_line, h.passage.last_line),
+        }
+        for stage in STAGES:
+            t = h.trace.get(stage)
+            row[STAGE_NAMES[stage]] = f"#{t.rank} ({t.score:.3g})" if t is not None else "—"
+        row["Section"] = h.passage.label
+        rows.append(row)
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    dense = ws.dense_ready(coll)
+    for h in outcome.hits:
+        p = h.passage
+        with st.expander(f"#{h.rank} · {p.citation} · {p.label}"):
+            st.html(ui.CSS + ui.passage_html(p))
+            source_button(
+                "Open in document",
+                f"hit-open-{h.rank}",
+                p.doc,
+                p.first_line,
+                p.last_line,
+                icon=":material/open_in_new:",
+            )
+            if dense:
+                related = ws.related(coll, p, k=3)
+                if related:
+                    st.markdown("**Related across documents**")
+                    for j, (other, score) in enumerate(related):
+                        source_button(
+                            f"{other.citation} · {other.label} (similarity {score:.2f})",
+                            f"rel-{h.rank}-{j}",
+                            other.doc,
+                            other.first_line,
+                            other.last_line,
+                            type="tertiary",
+                        )
+
+
+# ------------------------------------------------------------ study items
+
+
+def study_form() -> None:
+    with st.form("study-form", border=False):
+        left, right = st.columns([6, 1], vertical_alignment="bottom")
+        left.text_input("Topic", key="topic", placeholder="A topic, e.g. service credits and uptime")
+        submitted = right.form_submit_button("Write items", type="primary", width="stretch")
+    if submitted:
+        topic = st.session_state.get("topic", "")
+        prepare_dense()
+        with st.spinner(f"Retrieving passages, then asking {model.model} for items…"):
+            try:
+                st.session_state["study"] = (
+                    topic,
+                    ws.study(coll, topic, session=session, spend=spend(), mode=ui.mode()),
+                )
+            except errors.RagcoreError as exc:
+                st.session_state.pop("study", None)
+                st.error(str(exc))
+
+
+def show_study() -> None:
+    topic, items = st.session_state.get("study", ("", []))
+    if not items:
+        return
+    st.divider()
+    st.subheader(f"Study items: {topic}")
+    st.caption("Each item was checked against the passages it cites; review it before you use it.")
+    for k, item in enumerate(items):
+        with st.container(border=True):
+            kind = "Multiple choice" if item.kind == "mcq" else "Short answer"
+            passed = item.passed
+            with st.container(horizontal=True, gap="small"):
+                st.badge(kind, color="blue")
+                st.badge("checks passed" if passed else "check failed", color="green" if passed else "orange")
+            st.html(ui.CSS + ui.answer_html(item.question))
+            if item.kind == "mcq":
+                for letter, option in zip("ABCDEFGH", item.options, strict=False):
+                    mark = "  ✓ key" if option == item.answer else ""
+                    st.text(f"{letter}. {option}{mark}")
+            else:
+                st.text(f"Answer: {item.answer}")
+            failed = [f"{name}: {detail}" for name, (ok, detail) in item.checks.items() if not ok]
+            for line in failed:
+                st.caption(f"✗ {line}")
+            with st.container(horizontal=True, gap="small"):
+                for c in item.sources:
+                    source_button(
+                        f"[{c.n}] {c.doc} · {ui.span_text(c.first_line, c.last_line)}",
+                        f"study-{k}-cite-{c.n}",
+                        c.doc,
+                        c.first_line,
+                        c.last_line,
+                        help=c.label,
                     )
+            review_controls(item.call_id, item.ref, item.answer, key=f"review-{item.ref}-{item.call_id}")
 
-        st.divider()
-        st.subheader("Retrieved passages")
-        st.caption(
-            f"Mode: {ui.MODES.get(outcome.mode, outcome.mode)}. Rank under each stage; — means the passage was "
-            "outside that stage's candidates or the stage did not run."
+
+# ----------------------------------------------------------- log, export
+
+
+def show_log() -> None:
+    calls = ws.ai_calls(session)
+    if not calls:
+        return
+    st.divider()
+    st.subheader("AI log")
+    tracker = spend()
+    st.caption(
+        f"Every model call of this session: what was sent (passages, sizes) and what it cost. "
+        f"Spent ${tracker.spent_usd:.4f} of the ${tracker.cap_usd:.2f} cap."
+    )
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    "Time": c.ts,
+                    "Kind": c.kind,
+                    "Model": c.model,
+                    "Outcome": c.outcome,
+                    "Passages sent": len(c.passage_ids),
+                    "Prompt chars": c.prompt_chars,
+                    "Reply chars": c.response_chars,
+                    "Cost (USD)": c.cost_usd,
+                    "ms": None if c.duration_ms is None else round(c.duration_ms),
+                }
+                for c in calls
+            ]
+        ),
+        hide_index=True,
+        width="stretch",
+    )
+    st.caption("Export: only items you accepted (or edited), with their citations.")
+    with st.container(horizontal=True, gap="small"):
+        st.download_button(
+            "Accepted items (Markdown)",
+            ws.export_accepted(session, "markdown").encode("utf-8"),
+            file_name="ragcore-accepted.md",
+            mime="text/markdown",
+            key="export-md",
+            icon=":material/download:",
         )
-        trace_rows = []
-        for h in outcome.hits:
-            row = {
-                "#": h.rank,
-                "Document": h.passage.doc,
-                "Lines": ui.span_text(h.passage.first_line, h.passage.last_line),
-            }
-            for stage in STAGES:
-                t = h.trace.get(stage)
-                row[{"bm25": "BM25", "dense": "Dense", "fused": "Fused", "rerank": "Reranked"}[stage]] = (
-                    f"#{t.rank} ({t.score:.3g})" if t is not None else "—"
-                )
-            row["Section"] = h.passage.label
-            trace_rows.append(row)
-        st.dataframe(pd.DataFrame(trace_rows), hide_index=True, width="stretch")
+        st.download_button(
+            "Accepted items (JSON)",
+            ws.export_accepted(session, "json").encode("utf-8"),
+            file_name="ragcore-accepted.json",
+            mime="application/json",
+            key="export-json",
+            icon=":material/download:",
+        )
 
-        for h in outcome.hits:
-            p = h.passage
-            with st.expander(f"#{h.rank} · {p.citation} · {p.label}"):
-                st.html(ui.CSS + ui.passage_html(p))
-                st.button(
-                    "Open in document",
-                    key=f"hit-open-{h.rank}",
-                    on_click=_open,
-                    args=(p.doc, p.first_line, p.last_line),
-                    icon=":material/open_in_new:",
-                )
-                if ws.dense_ready(coll):
-                    related = ws.related(coll, p, k=3)
-                    if related:
-                        st.markdown("**Related across documents**")
-                        for j, (other, score) in enumerate(related):
-                            st.button(
-                                f"{other.citation} · {other.label} (similarity {score:.2f})",
-                                key=f"rel-{h.rank}-{j}",
-                                on_click=_open,
-                                args=(other.doc, other.first_line, other.last_line),
-                                type="tertiary",
-                            )
+
+# ------------------------------------------------------------------- page
+
+if task == "Study items":
+    study_form()
+    show_study()
+else:
+    ask_form()
+    outcome: AskOutcome | None = st.session_state.get("outcome")
+    if outcome is not None and outcome.collection != coll:
+        outcome = None  # asked in another collection: its citations do not resolve here
+    if outcome is not None:
+        for note in outcome.notes:
+            st.caption(f"Note: {note}")
+        if not outcome.hits:
+            st.info("Nothing matched this question in the collection.")
+        else:
+            show_answer(outcome)
+            show_lens(outcome.lens)
+            show_passages(outcome)
+if model is not None:
+    show_log()
 
 opened = st.session_state.pop("open_source", None)
 if opened is not None:

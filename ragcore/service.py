@@ -230,8 +230,12 @@ class Workspace:
 
     @property
     def results_dir(self) -> Path:
-        """Where stored evaluation runs live (``eval/results`` unless given)."""
-        return self._results_dir if self._results_dir is not None else RESULTS_DIR
+        """Where stored evaluation runs live: as given, else RAGCORE_RESULTS_DIR,
+        else ``eval/results`` of the project."""
+        if self._results_dir is not None:
+            return self._results_dir
+        chosen = config.get("RAGCORE_RESULTS_DIR")
+        return Path(chosen) if chosen else RESULTS_DIR
 
     # ------------------------------------------------------------ models
 
@@ -537,15 +541,17 @@ class Workspace:
         lens: str = "auto",
         k: int = DEFAULT_K,
         env: Mapping[str, str] | None = None,
-        **answer_options: Any,
+        session: str | None = None,
+        spend: Any = None,
+        stream_callback: Callable[[str], None] | None = None,
+        completion: Callable[..., Any] | None = None,
     ) -> AskOutcome:
-        """Retrieve, then answer (extractive without a key) and apply the lens."""
+        """Retrieve, then apply the lens and answer: by a model when one is
+        configured in ``env`` (the call is logged in the AI log under
+        ``session``), else extractively."""
         import os
 
-        try:
-            from .answer.pipeline import answer_question
-        except ImportError:  # TEMPORARY until the lead's pipeline lands
-            answer_question = _interim_answer
+        from .answer.pipeline import answer_question
 
         question = question.strip()
         if not question:
@@ -562,16 +568,50 @@ class Workspace:
             return outcome
         t0 = time.perf_counter()
         result = answer_question(
-            question, hits, lens=lens, env=env if env is not None else os.environ, **answer_options
+            question,
+            hits,
+            lens=lens,
+            env=env if env is not None else os.environ,
+            spend=spend,
+            log=self.ai_log(session),
+            stream_callback=stream_callback,
+            completion=completion,
+            documents=retriever.corpus.documents,
         )
         timings["answer"] = (time.perf_counter() - t0) * 1000
-        notes.extend(getattr(result, "notes", []) or [])
+        notes.extend(result.notes)
         whole = sorted({h.passage.doc for h in hits if h.passage.chunking == "whole"})
         outcome = AskOutcome(
             question, collection, mode, hits, result.answer, result.lens, notes, timings, whole
         )
         self._remember(outcome, started)
         return outcome
+
+    def relens(self, outcome: AskOutcome, lens: str) -> AskOutcome:
+        """The same hits under another lens, without a new model call: a
+        model's answer is kept; an extractive answer is rebuilt, since it
+        leads with the lens's findings."""
+        from dataclasses import replace
+
+        from .answer.extractive import extractive_answer
+        from .lenses import choose_lens, run_lens
+
+        if not outcome.hits:
+            return outcome
+        found = run_lens(choose_lens(outcome.question, lens), outcome.hits)
+        answer = outcome.answer
+        if answer is None or answer.mode != "model":
+            retriever = self.retriever(outcome.collection)
+            answer = extractive_answer(
+                outcome.question,
+                outcome.hits,
+                found,
+                reason=answer.reason if answer else "no model configured",
+                documents=retriever.corpus.documents,
+            )
+            if outcome.answer is not None:
+                answer.header = outcome.answer.header
+        return replace(outcome, lens=found, answer=answer)
 
     def _remember(self, outcome: AskOutcome, started: float) -> None:
         outcome.timings_ms["total"] = (time.perf_counter() - started) * 1000
@@ -587,6 +627,81 @@ class Workspace:
     def related(self, collection: str, passage: Passage, k: int = 3) -> list[tuple[Passage, float]]:
         """Nearest passages in other documents of the collection."""
         return self.retriever(collection).related(passage, k)
+
+    # ------------------------------------------------------- model output
+
+    def ai_log(self, session: str | None = None) -> Any:
+        """The AI log in this library, writing under ``session``."""
+        from .answer.ailog import AiLog
+
+        return AiLog(self.library.connect(), session or "default")
+
+    def spend_tracker(self, session: str | None = None) -> Any:
+        """A spending cap for ``session`` (RAGCORE_SPEND_CAP_USD), seeded with
+        what the AI log says the session has already spent."""
+        from .answer.llm import SpendTracker
+
+        return SpendTracker.from_settings(spent_usd=self.ai_log(session).spent(session or "default"))
+
+    def study(
+        self,
+        collection: str,
+        topic: str,
+        *,
+        session: str | None = None,
+        spend: Any = None,
+        mode: str = "hybrid",
+        k: int = DEFAULT_K,
+        env: Mapping[str, str] | None = None,
+        completion: Callable[..., Any] | None = None,
+    ) -> list[Any]:
+        """Study items on ``topic`` written by the model from the passages
+        retrieved for it, each checked. Raises ``RagcoreError`` with the reason
+        when no model is configured or the call fails."""
+        import os
+
+        from .answer.llm import explain_no_model, find_model
+        from .answer.study import generate_study_items
+
+        topic = topic.strip()
+        if not topic:
+            raise errors.RagcoreError("type a topic first")
+        env = env if env is not None else os.environ
+        model = find_model(env)
+        if model is None:
+            raise errors.RagcoreError(f"study items need a model: {explain_no_model(env)}")
+        hits, _ = self.search(collection, topic, mode, k)
+        return generate_study_items(
+            topic,
+            hits,
+            config=model,
+            spend=spend if spend is not None else self.spend_tracker(session),
+            log=self.ai_log(session),
+            completion=completion,
+        )
+
+    def review(
+        self, session: str | None, call_id: int, item_ref: str, decision: str, edited_text: str | None = None
+    ) -> None:
+        """Record accept / edit / reject of one item of a logged call."""
+        self.ai_log(session).record_review(call_id, item_ref, decision, edited_text)
+
+    def decisions(self, session: str | None, call_id: int) -> dict[str, str]:
+        return self.ai_log(session).decisions(call_id)
+
+    def ai_calls(self, session: str | None) -> list[Any]:
+        return self.ai_log(session).calls(session or "default")
+
+    def export_accepted(self, session: str | None, fmt: str = "markdown") -> str:
+        """The session's accepted (and edited) items as Markdown or JSON."""
+        from .answer.export import export_json, export_markdown
+
+        items = self.ai_log(session).accepted_items(session or "default")
+        if fmt == "json":
+            return export_json(items)
+        if fmt == "markdown":
+            return export_markdown(items)
+        raise ValueError(f"format must be 'markdown' or 'json', not {fmt!r}")
 
     # --------------------------------------------------------- evaluation
 
@@ -613,7 +728,7 @@ class Workspace:
 
     def gold_sets(self) -> list[Path]:
         """Gold sets shipped with the project (``eval/*.json``, ``eval/gold/*.json``)."""
-        folder = self.results_dir.parent
+        folder = RESULTS_DIR.parent
         found = sorted(folder.glob("*.json")) + sorted((folder / "gold").glob("*.json"))
         return [p for p in found if p.is_file()]
 
@@ -848,13 +963,3 @@ def highlight_pdf_page(data: bytes, page_number: int, lines: list[str]) -> bytes
         return out.getvalue()
     except Exception:
         return None
-
-
-def _interim_answer(question, hits, lens="auto", env=None, **_):  # TEMPORARY
-    from types import SimpleNamespace
-
-    from .answer.extractive import extractive_answer
-    from .lenses import choose_lens, run_lens
-
-    chosen = run_lens(choose_lens(question, lens), hits)
-    return SimpleNamespace(lens=chosen, answer=extractive_answer(question, hits, chosen), notes=[])

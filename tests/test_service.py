@@ -457,3 +457,96 @@ def test_evaluate_an_uploaded_gold_set_against_a_collection(workspace: Workspace
         workspace.evaluate_goldset(b'{"questions": []}', DEMO_COLLECTION, ["bm25"])
     with pytest.raises(errors.RagcoreError, match="at least one ranker"):
         workspace.evaluate_goldset(json.dumps(gold).encode(), DEMO_COLLECTION, [])
+
+
+# ------------------------------------------------------------ model output
+
+
+class FakeCompletion:
+    """A LiteLLM ``completion`` stand-in with a fixed JSON reply."""
+
+    def __init__(self, reply: dict) -> None:
+        self.reply = json.dumps(reply)
+        self.calls: list[dict] = []
+
+    def __call__(self, **kwargs):
+        from types import SimpleNamespace
+
+        self.calls.append(kwargs)
+        message = SimpleNamespace(content=self.reply, refusal=None)
+        usage = SimpleNamespace(prompt_tokens=500, completion_tokens=80)
+        return SimpleNamespace(choices=[SimpleNamespace(message=message, finish_reason="stop")], usage=usage)
+
+
+KEY_ENV = {"OPENAI_API_KEY": "sk-test-0000000000000000"}
+
+
+def test_model_answer_is_logged_reviewed_and_exported(workspace: Workspace, monkeypatch) -> None:
+    monkeypatch.setattr("ragcore.answer.llm.token_rates", lambda model: (1e-7, 4e-7, True))
+    workspace.ensure_demo()
+    reply = {
+        "sentences": [{"text": "The Business plan costs $999 per month.", "citations": [1]}],
+        "covered": True,
+    }
+    fake = FakeCompletion(reply)
+    spend = workspace.spend_tracker("s1")
+    outcome = workspace.ask(
+        DEMO_COLLECTION, "Business plan price", env=KEY_ENV, session="s1", spend=spend, completion=fake
+    )
+    assert outcome.answer.mode == "model" and len(fake.calls) == 1
+    call_id = outcome.answer.checks["call_id"]
+    assert [c.kind for c in workspace.ai_calls("s1")] == ["answer"] and workspace.ai_calls("other") == []
+    assert spend.spent_usd > 0
+    assert workspace.spend_tracker("s1").spent_usd == pytest.approx(spend.spent_usd)  # resumed from the log
+
+    assert json.loads(workspace.export_accepted("s1", "json")) == []
+    workspace.review("s1", call_id, "answer", "edited", "Business: $999 a month.")
+    assert workspace.decisions("s1", call_id) == {"answer": "edited"}
+    [record] = json.loads(workspace.export_accepted("s1", "json"))
+    assert record["answer"] == "Business: $999 a month." and record["citations"][0]["doc"] == "pricing.md"
+    assert "Business: $999 a month." in workspace.export_accepted("s1", "markdown")
+    workspace.review("s1", call_id, "answer", "rejected")
+    assert json.loads(workspace.export_accepted("s1", "json")) == []
+    with pytest.raises(ValueError, match="format"):
+        workspace.export_accepted("s1", "csv")
+
+    # Another lens: the model's answer is kept, no new call.
+    relensed = workspace.relens(outcome, "risk")
+    assert relensed.lens.kind == "risk" and relensed.answer is outcome.answer and len(fake.calls) == 1
+
+
+def test_relens_rebuilds_an_extractive_answer(workspace: Workspace) -> None:
+    workspace.ensure_demo()
+    outcome = workspace.ask(DEMO_COLLECTION, "Business plan price", mode="bm25", lens="none", env={})
+    assert outcome.lens.kind == "none" and outcome.answer.mode == "extractive"
+    money = workspace.relens(outcome, "money")
+    assert money.lens.kind == "money" and money.lens.figures
+    assert money.hits == outcome.hits and money.answer.header == outcome.answer.header
+
+
+def test_study_items_need_a_model_and_come_back_checked(workspace: Workspace, monkeypatch) -> None:
+    monkeypatch.setattr("ragcore.answer.llm.token_rates", lambda model: (1e-7, 4e-7, True))
+    workspace.ensure_demo()
+    with pytest.raises(errors.RagcoreError, match="need a model"):
+        workspace.study(DEMO_COLLECTION, "pricing", env={})
+    with pytest.raises(errors.RagcoreError, match="topic"):
+        workspace.study(DEMO_COLLECTION, "  ", env=KEY_ENV)
+    reply = {
+        "items": [
+            {
+                "type": "short",
+                "question": "What does Business cost a month?",
+                "answer": "$999",
+                "citations": [1],
+            }
+        ]
+    }
+    items = workspace.study(
+        DEMO_COLLECTION, "Business price", env=KEY_ENV, session="s2", completion=FakeCompletion(reply)
+    )
+    [item] = items
+    assert item.ref == "item-1" and item.call_id is not None and item.checks
+    assert item.sources and item.sources[0].doc == "pricing.md"
+    workspace.review("s2", item.call_id, item.ref, "accepted")
+    [record] = json.loads(workspace.export_accepted("s2", "json"))
+    assert record["question"] == "What does Business cost a month?" and record["type"] == "short"
