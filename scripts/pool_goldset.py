@@ -338,7 +338,7 @@ def pool_sentence(metas: list[dict[str, Any]], data: dict[str, Any]) -> str:
         grades.update({int(g): n for g, n in merged["grades"].items()})
         trimmed += merged["trimmed"]
         parts.append(
-            f"{m['sheet']} ({merged['added']} pairs, {m['date']}: the union of the top {m['depth']} "
+            f"{m['sheet']} ({sum(merged['grades'].values())} pairs, {m['date']}: the union of the top {m['depth']} "
             f"of {', '.join(m['rankers'])} for every question, {m['chunking']} chunking)"
         )
     total = sum(grades.values())
@@ -365,7 +365,8 @@ def merged_metas(folder: Path, gold_path: Path) -> list[dict[str, Any]]:
         meta = json.loads(path.read_text(encoding="utf-8"))
         if meta.get("merged") and Path(meta["gold"]).resolve() == gold_path.resolve():
             metas.append(meta)
-    return metas
+    # In the order they were written: by date, then "sheet-DATE" before "sheet-DATE-2".
+    return sorted(metas, key=lambda m: (m["date"], len(m["sheet"]), m["sheet"]))
 
 
 def merged_grades(folder: Path, gold_path: Path) -> dict[Span, int]:
