@@ -47,6 +47,8 @@ BM25_VARIANTS = {
 }
 
 FUSIONS = {
+    "agreement rrf k=20 (default)": FusionConfig("agreement", 20),
+    "agreement rrf k=60": FusionConfig("agreement", 60),
     "rrf k=60": FusionConfig("rrf", 60, {"bm25": 1.0, "dense": 1.0}),
     "rrf k=60 bm25 x0.5": FusionConfig("rrf", 60, {"bm25": 0.5, "dense": 1.0}),
     "rrf k=60 bm25 x0.7": FusionConfig("rrf", 60, {"bm25": 0.7, "dense": 1.0}),
@@ -102,13 +104,20 @@ def study(name, setup, library, out):
         }
 
     def score(rankings):
-        return {g: float(np.mean([ndcg_at_k(rankings[q[0]], qrels[q[0]], 10) for q in qs])) for g, qs in groups.items()}
+        return {
+            g: float(np.mean([ndcg_at_k(rankings[q[0]], qrels[q[0]], 10) for q in qs]))
+            for g, qs in groups.items()
+        }
 
     # BM25 variants (lexical signal alone)
     bm25_scores = {}
     for label, params in BM25_VARIANTS.items():
-        index = BM25Index.from_texts((p.text for p in corpus.passages), [p.label for p in corpus.passages], params)
-        rankings = {q[0]: ids_of(retriever, [r for r, _ in index.search(q[1], DEPTH)], unit) for q in questions}
+        index = BM25Index.from_texts(
+            (p.text for p in corpus.passages), [p.label for p in corpus.passages], params
+        )
+        rankings = {
+            q[0]: ids_of(retriever, [r for r, _ in index.search(q[1], DEPTH)], unit) for q in questions
+        }
         bm25_scores[label] = score(rankings)
     # Signals and fusions with the current default BM25
     bm = {q[0]: retriever.bm25.search(q[1], DEPTH) for q in questions}
@@ -118,7 +127,9 @@ def study(name, setup, library, out):
         "dense": score({q: ids_of(retriever, [r for r, _ in dn[q]], unit) for q in dn}),
     }
     for label, cfg in FUSIONS.items():
-        fused = {q: ids_of(retriever, [r for r, _ in cfg.fuse({"bm25": bm[q], "dense": dn[q]})], unit) for q in bm}
+        fused = {
+            q: ids_of(retriever, [r for r, _ in cfg.fuse({"bm25": bm[q], "dense": dn[q]})], unit) for q in bm
+        }
         results[label] = score(fused)
     for g in groups:
         best = max(results["bm25"][g], results["dense"][g])
@@ -159,7 +170,10 @@ def main() -> int:
         margins[label] = per
     print("\n== worst-case margin over the best single signal (higher is better)")
     for label, per in sorted(margins.items(), key=lambda kv: -min(kv[1].values())):
-        print(f"   {label:24} worst {min(per.values()):+.3f}   " + "  ".join(f"{c} {m:+.3f}" for c, m in per.items()))
+        print(
+            f"   {label:24} worst {min(per.values()):+.3f}   "
+            + "  ".join(f"{c} {m:+.3f}" for c, m in per.items())
+        )
     if args.json:
         Path(args.json).write_text(json.dumps({"collections": out, "margins": margins}, indent=1))
     return 0

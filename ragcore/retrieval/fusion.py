@@ -11,6 +11,15 @@ same shape. The methods:
   Fox & Shaw's CombSUM (TREC-2, 1994) with weights, which Bruch, Gai &
   Ingber ("An Analysis of Fusion Functions for Hybrid Retrieval", ACM TOIS
   2023) found more robust than RRF when one signal is much weaker.
+- Agreement-weighted RRF (ours, the default): RRF in which the lexical
+  signal's weight is the squared share of its top ``depth`` passages that
+  the dense signal also ranks in its top ``pool``. When the two disagree,
+  BM25 is usually matching incidental words of a question phrased in other
+  words than its evidence, and plain RRF then drags good dense results
+  down. Disagreement between rankers as a sign of a hard query follows
+  Aslam & Pavlu, "Query Hardness Estimation Using Jensen-Shannon Divergence
+  Among Multiple Scoring Functions", ECIR 2007. The constants were chosen
+  on the benchmarks and the demo gold set (docs/decisions.md).
 """
 
 from __future__ import annotations
@@ -48,6 +57,24 @@ def convex(rankings: Mapping[str, Ranking], weights: Mapping[str, float]) -> lis
         for row, _ in ranking:
             fused.setdefault(row, 0.0)
     return _sorted(fused)
+
+
+def agreement(lexical: Ranking, dense: Ranking, depth: int = 5, pool: int = 20) -> float:
+    """Share of the lexical top ``depth`` that the dense top ``pool`` also holds."""
+    top = [row for row, _ in lexical[:depth]]
+    if not top:
+        return 0.0
+    dense_top = {row for row, _ in dense[:pool]}
+    return sum(row in dense_top for row in top) / len(top)
+
+
+def agreement_rrf(
+    lexical: Ranking, dense: Ranking, k: float = 20.0, depth: int = 5, pool: int = 20, power: float = 2.0
+) -> tuple[list[tuple[int, float]], float]:
+    """RRF with the lexical weight set by agreement (see the module notes);
+    returns the fused ranking and the lexical weight used."""
+    weight = agreement(lexical, dense, depth, pool) ** power
+    return rrf({"bm25": lexical, "dense": dense}, k=k, weights={"bm25": weight, "dense": 1.0}), weight
 
 
 def _sorted(fused: dict[int, float]) -> list[tuple[int, float]]:

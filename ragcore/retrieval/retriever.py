@@ -37,11 +37,19 @@ class FusionConfig:
     """How hybrid mode fuses BM25 and dense. Default chosen by measurement
     (docs/decisions.md)."""
 
-    method: str = "rrf"  # "rrf" | "convex"
-    k: float = 60.0  # RRF constant
+    method: str = "agreement"  # "agreement" | "rrf" | "convex"
+    k: float = 20.0  # RRF constant
     weights: dict[str, float] = field(default_factory=lambda: {"bm25": 1.0, "dense": 1.0})
+    depth: int = 5  # agreement: lexical top examined
+    pool: int = 20  # agreement: dense top it must fall in
+    power: float = 2.0
 
     def fuse(self, rankings: dict[str, list[tuple[int, float]]]) -> list[tuple[int, float]]:
+        if self.method == "agreement":
+            fused, _ = fusion.agreement_rrf(
+                rankings["bm25"], rankings["dense"], self.k, self.depth, self.pool, self.power
+            )
+            return fused
         if self.method == "rrf":
             return fusion.rrf(rankings, k=self.k, weights=self.weights)
         if self.method == "convex":

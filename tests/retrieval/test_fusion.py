@@ -32,3 +32,30 @@ def test_convex_normalises_each_signal():
 def test_ties_are_reproducible():
     out = fusion.rrf({"a": [(5, 1.0)], "b": [(3, 1.0)]}, k=60)
     assert [row for row, _ in out] == [3, 5]
+
+
+def test_agreement_counts_lexical_top_found_in_dense_pool():
+    lexical = [(1, 9.0), (2, 8.0), (3, 7.0), (4, 6.0), (5, 5.0), (6, 4.0)]
+    dense = [(2, 0.9), (9, 0.8), (5, 0.7)]
+    assert fusion.agreement(lexical, dense, depth=5, pool=20) == pytest.approx(2 / 5)
+    assert fusion.agreement(lexical, dense, depth=5, pool=1) == pytest.approx(1 / 5)
+    assert fusion.agreement([], dense) == 0.0
+
+
+def test_agreement_rrf_weights_lexical_by_squared_agreement():
+    lexical = [(1, 9.0), (2, 8.0)]
+    dense = [(2, 0.9), (3, 0.8)]
+    fused, weight = fusion.agreement_rrf(lexical, dense, k=20, depth=2, pool=20)
+    assert weight == pytest.approx(0.25)  # one of two lexical top hits is in the dense pool
+    scores = dict(fused)
+    assert scores[1] == pytest.approx(0.25 / 21)
+    assert scores[2] == pytest.approx(0.25 / 22 + 1 / 21)
+    assert scores[3] == pytest.approx(1 / 22)
+
+
+def test_full_disagreement_leaves_dense_order():
+    lexical = [(7, 3.0), (8, 2.0)]
+    dense = [(1, 0.9), (2, 0.5)]
+    fused, weight = fusion.agreement_rrf(lexical, dense)
+    assert weight == 0.0
+    assert [row for row, s in fused if s > 0] == [1, 2]

@@ -90,6 +90,7 @@ def test_dense_finds_paraphrase_bm25_misses(retriever):
 
 
 def test_hybrid_trace_matches_each_signal(retriever):
+    retriever.fusion = FusionConfig(method="rrf", k=60)
     question = "what is the price of the plan"
     bm = {h.passage.id: h for h in retriever.search(question, mode="bm25", k=20)}
     dn = {h.passage.id: h for h in retriever.search(question, mode="dense", k=20)}
@@ -177,3 +178,15 @@ def test_hit_json_contract(retriever):
     h = retriever.search("uptime", k=1)[0].to_json()
     assert set(h) >= {"rank", "doc", "first_line", "last_line", "pages", "label", "text", "score", "trace"}
     assert set(h["trace"]) == {"bm25", "dense", "fused", "rerank"}
+
+
+def test_default_fusion_is_agreement_weighted_rrf(retriever):
+    from ragcore.retrieval import fusion
+
+    question = "what is the price of the plan"
+    bm = retriever.bm25.search(question, 100)
+    dn = retriever._dense_ranking(question, 100)
+    expected, weight = fusion.agreement_rrf(bm, dn)
+    hits = retriever.search(question, mode="hybrid", k=6)
+    assert [h.score for h in hits] == pytest.approx([s for _, s in expected[:6]])
+    assert 0.0 <= weight <= 1.0
