@@ -11,7 +11,7 @@ import streamlit as st
 from pages import _charts as charts
 from pages import _ui as ui
 from ragcore import errors
-from ragcore.service import per_question_rows
+from ragcore.service import per_question_rows, question_texts
 
 RANKERS = ["bm25", "dense", "hybrid", "widen", "rerank"]
 METRIC_HELP = (
@@ -207,32 +207,40 @@ def show_run(run: dict, key: str) -> None:
         st.altair_chart(charts.by_type(run, metric), width="stretch")
         st.caption(", ".join(f"{t}: {n} questions" for t, n in q.get("by_type", {}).items()))
     with tabs[4]:
+        texts = question_texts(run)
         questions = list(run.get("per_question", {}))
-        qid = st.selectbox("Question", questions, key=f"{key}-drill")
+        qid = st.selectbox(
+            "Question",
+            questions,
+            format_func=lambda q: f"{q}: {texts[q]}" if q in texts else q,
+            key=f"{key}-drill",
+        )
         block = run["per_question"][qid]
-        st.caption(f"Type: {block.get('type', '')}")
-        cols = st.columns(len(block.get("top10", {})) or 1)
-        for col, (ranker, items) in zip(cols, block.get("top10", {}).items(), strict=False):
-            with col:
-                score = block["metrics"][ranker].get("ndcg@10")
-                st.markdown(f"**{ranker}** · nDCG@10 {score:.3f}")
-                st.dataframe(
-                    pd.DataFrame(
-                        [
-                            {
-                                "#": i + 1,
-                                "Document": it["doc"],
-                                "Lines": ui.span_text(it["first_line"], it["last_line"])
-                                if it.get("first_line")
-                                else "",
-                                "Grade": "—" if it.get("grade") is None else str(it["grade"]),
-                            }
-                            for i, it in enumerate(items)
-                        ]
-                    ),
-                    hide_index=True,
-                    width="stretch",
-                )
+        st.caption(f"Type: {block.get('type', '')} · grades from the gold set; — is not judged relevant")
+        tops = list(block.get("top10", {}).items())
+        for start in range(0, len(tops), 2):
+            cols = st.columns(2)
+            for col, (ranker, items) in zip(cols, tops[start : start + 2], strict=False):
+                with col:
+                    score = block["metrics"][ranker].get("ndcg@10")
+                    st.markdown(f"**{ranker}** · nDCG@10 {score:.3f}")
+                    st.dataframe(
+                        pd.DataFrame(
+                            [
+                                {
+                                    "#": i + 1,
+                                    "Document": it["doc"],
+                                    "Lines": ui.span_text(it["first_line"], it["last_line"])
+                                    if it.get("first_line")
+                                    else "",
+                                    "Grade": "—" if it.get("grade") is None else str(it["grade"]),
+                                }
+                                for i, it in enumerate(items)
+                            ]
+                        ),
+                        hide_index=True,
+                        width="stretch",
+                    )
 
     frame = pd.DataFrame(per_question_rows(run))
     cols = st.columns(2)

@@ -860,6 +860,20 @@ def describe_run(path: Path, run: Mapping[str, Any]) -> StoredRun:
     return StoredRun(path, name, "run", questions, rankers, title)
 
 
+def question_texts(run: Mapping[str, Any]) -> dict[str, str]:
+    """Question id -> text, read from the run's gold set when it is a JSON
+    file still at the recorded path (runs store ids only); empty otherwise."""
+    gold = (run.get("settings") or {}).get("gold")
+    if not isinstance(gold, str) or not gold.endswith(".json"):
+        return {}
+    path = Path(gold) if Path(gold).is_absolute() else REPO_ROOT / gold
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return {str(q["id"]): str(q["text"]) for q in data.get("questions", []) if "id" in q and "text" in q}
+    except (OSError, ValueError, AttributeError, TypeError):
+        return {}
+
+
 def per_question_rows(run: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The run's per-question metrics as flat rows (one per question and ranker),
     for a table or a CSV download."""

@@ -550,3 +550,14 @@ def test_study_items_need_a_model_and_come_back_checked(workspace: Workspace, mo
     workspace.review("s2", item.call_id, item.ref, "accepted")
     [record] = json.loads(workspace.export_accepted("s2", "json"))
     assert record["question"] == "What does Business cost a month?" and record["type"] == "short"
+
+
+def test_question_texts_come_from_the_runs_gold_set(tmp_path: Path) -> None:
+    from ragcore.service import question_texts
+
+    gold = tmp_path / "g.json"
+    gold.write_text(json.dumps({"questions": [{"id": "q1", "text": "What is the price?"}, {"id": "q2"}]}))
+    assert question_texts({"settings": {"gold": str(gold)}}) == {"q1": "What is the price?"}
+    assert question_texts({"settings": {"gold": str(tmp_path / "missing.json")}}) == {}
+    assert question_texts({"settings": {"gold": "/etc/passwd"}}) == {}  # only JSON gold sets are read
+    assert question_texts({"settings": {}}) == {}
