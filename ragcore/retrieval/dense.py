@@ -2,16 +2,22 @@
 
 Exact search is one matrix-vector product (cosine = dot product for unit
 vectors, as in Sentence-BERT, Reimers & Gurevych 2019) and an ``argpartition``
-for the top k. Vectors are kept transposed, shape (dim, n): on this 2-core
-machine ``q @ V.T``-style products over a (dim, n) array ran 2.2x faster than
-over (n, dim) (10 ms against 22 ms at 100k x 384), since the scan is bound by
-memory bandwidth.
+for the top k. An exact index keeps its vectors transposed, shape (dim, n):
+on this 2-core machine the product over a (dim, n) array ran about 2x faster
+than over (n, dim) (10 ms against 22 ms at 100k x 384, one BLAS thread); the
+scan is bound by memory bandwidth, so no exact scan of 100k x 384 float32
+fits a 6 ms budget.
 
-Large indexes can use a sign-bit prefilter (Charikar 2002, "Similarity
+Large indexes therefore use a sign-bit prefilter (Charikar 2002, "Similarity
 estimation techniques from rounding algorithms": the Hamming distance of sign
 bits estimates the angle), scanning 48 bytes per vector instead of 1536, then
 rescoring the best candidates exactly. Returned scores are always exact
-cosines; only which rows reach the rescoring is approximate.
+cosines; only which rows reach the rescoring is approximate. Measured with
+all-MiniLM-L6-v2 on BEIR vaswani (11,429 abstracts, 93 queries): rescoring
+10 x k candidates kept recall@100 at 0.996 and recall@10 at 0.986 with
+candidates = 1% of the rows. Random vectors have no close neighbours to find
+(recall@10 0.62 at 100k), so benchmarks on them measure speed only;
+``prefilter="exact"`` is always available.
 """
 
 from __future__ import annotations
