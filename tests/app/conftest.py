@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 
 from ragcore.answer.llm import PROVIDERS
+from tests.app.helpers import shared_home
 
 
 @pytest.fixture(scope="session")
 def app_home(tmp_path_factory) -> Iterator[Path]:
-    home = tmp_path_factory.mktemp("app-home")
+    home = shared_home(tmp_path_factory)
     yield home
     # The warm-up thread may still be embedding; let it finish so the model's
     # native threads are not torn down under it at exit.

@@ -11,6 +11,14 @@ APP = REPO / "app.py"
 TIMEOUT = 300  # seconds per script run: the first one may embed the demo
 
 
+def shared_home(tmp_path_factory) -> Path:
+    """One library home per pytest session, shared by the app and browser
+    tests, so the demo is synced and embedded once."""
+    home = tmp_path_factory.getbasetemp() / "shared-app-home"
+    home.mkdir(exist_ok=True)
+    return home
+
+
 def start(page: str | None = None) -> AppTest:
     """The app (frame and navigation), run once, optionally switched to a page."""
     at = AppTest.from_file(str(APP), default_timeout=TIMEOUT).run()

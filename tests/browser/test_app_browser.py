@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.app.helpers import shared_home
 from tests.test_service import small_run
 
 REPO = Path(__file__).resolve().parents[2]
@@ -56,13 +57,13 @@ def _free_port() -> int:
 def server(tmp_path_factory) -> Iterator[str]:
     """``streamlit run app.py`` with a fresh library and one stored run."""
     _need_chromium()
-    home = tmp_path_factory.mktemp("browser-home")
+    home = tmp_path_factory.mktemp("browser")
     results = home / "results"
     results.mkdir()
     (results / "tiny.json").write_text(json.dumps(small_run(("bm25", "hybrid"))))
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env.update(
-        RAGCORE_HOME=str(home / "library"),
+        RAGCORE_HOME=str(shared_home(tmp_path_factory)),  # the app tests' library: the demo is embedded once
         RAGCORE_RESULTS_DIR=str(results),
         RAGCORE_LLM_MODEL="off",
         PYTHONPATH=str(REPO),
