@@ -35,26 +35,29 @@ source = st.segmented_control(
 )
 
 
-def _progress_reporter(rankers: list[str]):
+def _progress_reporter(rankers: list[str], rounds: int = 1):
+    """A progress bar fed by the runner's messages ("bm25: question 3 of 77");
+    ``rounds`` counts the chunkings scored one after the other."""
     bar = st.progress(0.0, text="Starting…")
+    state = {"round": -1, "done": 0.0}
 
     def report(message: str) -> None:
+        if message.startswith("loading "):
+            state["round"] = min(state["round"] + 1, rounds - 1)
         name, _, rest = message.partition(": ")
-        fraction = None
+        within = None
         if name in rankers and rest.startswith("question "):
             parts = rest.split()
             try:
-                i, n = int(parts[1]), int(parts[3])
-                fraction = (rankers.index(name) + i / n) / len(rankers)
-            except (IndexError, ValueError):
-                fraction = None
-        elif name in rankers and "done" in rest:
-            fraction = (rankers.index(name) + 1) / len(rankers)
-        current = st.session_state.get("eval-fraction", 0.0)
-        if fraction is not None:
-            current = max(current, min(fraction, 0.98))
-            st.session_state["eval-fraction"] = current
-        bar.progress(current, text=message)
+                within = (rankers.index(name) + int(parts[1]) / int(parts[3])) / len(rankers)
+            except (IndexError, ValueError, ZeroDivisionError):
+                within = None
+        elif name in rankers and rest.endswith("done"):
+            within = (rankers.index(name) + 1) / len(rankers)
+        if within is not None:
+            fraction = (max(state["round"], 0) + within) / rounds
+            state["done"] = max(state["done"], min(fraction, 0.98))
+        bar.progress(state["done"], text=message)
 
     return bar, report
 
@@ -77,14 +80,20 @@ elif source == "Run now":
         st.info("No gold set ships with this copy (eval/*.json). Upload one under My gold set.")
     else:
         with st.form("eval-run"):
-            gold = st.selectbox("Gold set", golds, format_func=lambda p: p.name)
+            gold = st.selectbox("Gold set", golds, format_func=lambda p: p.name, key="eval-run-gold")
             cols = st.columns(2)
-            rankers = cols[0].multiselect("Rankers", RANKERS, default=["bm25", "dense", "hybrid"])
-            chunking = cols[1].selectbox("Chunking", ["auto", "heading", "sentence", "whole"])
+            rankers = cols[0].multiselect(
+                "Rankers", RANKERS, default=["bm25", "dense", "hybrid"], key="eval-run-rankers"
+            )
+            chunking = cols[1].selectbox(
+                "Chunking",
+                ["auto", "heading", "sentence", "whole", "compare"],
+                format_func=lambda c: "compare heading, sentence and whole" if c == "compare" else c,
+                key="eval-run-chunking",
+            )
             go = st.form_submit_button("Run evaluation", type="primary")
         if go:
-            st.session_state["eval-fraction"] = 0.0
-            bar, report = _progress_reporter(rankers)
+            bar, report = _progress_reporter(rankers, 3 if chunking == "compare" else 1)
             try:
                 st.session_state["eval-fresh"] = ws.evaluate_stored_goldset(
                     gold, rankers, chunking, progress=report
@@ -108,7 +117,6 @@ else:
     if go and upload is None:
         st.warning("Choose a gold-set file first.")
     elif go:
-        st.session_state["eval-fraction"] = 0.0
         bar, report = _progress_reporter(rankers)
         try:
             st.session_state["eval-mine"] = ws.evaluate_goldset(

@@ -111,7 +111,8 @@ stage(
     "Meaning: dense vectors",
     "A small sentence-embedding model (run offline with ONNX; no download at run time) turns every "
     "passage and the question into vectors; similarity is the cosine. Vectors are cached in the library "
-    "by passage content, so a passage is embedded once, and the demo ships its vectors.",
+    "by passage content, so a passage is embedded once"
+    + (", and the demo ships its vectors." if ws.demo_vectors.is_file() else "."),
     {
         "Model": (facts.embedding_model or "not loaded yet").split("@")[0],
         "Batch": EMBED_BATCH,
@@ -122,14 +123,30 @@ stage(
     "fine, millions are not what this is built for.",
 )
 
+
+def fusion_text(fusion) -> tuple[str, str]:
+    """What hybrid mode does with the fusion in use, and its short name."""
+    if fusion.method == "agreement":
+        return (
+            f"reciprocal rank fusion (k = {fusion.k:g}) in which BM25's weight is the share of its top "
+            f"{fusion.depth} that the dense signal also ranks in its top {fusion.pool}, to the power "
+            f"{fusion.power:g}: when the two disagree, BM25 is usually matching incidental words, so it counts less",
+            f"agreement-weighted RRF, k = {fusion.k:g}",
+        )
+    if fusion.method == "rrf":
+        return f"reciprocal rank fusion (k = {fusion.k:g})", f"RRF, k = {fusion.k:g}"
+    return "a weighted sum of min-max normalised scores", "convex combination"
+
+
+fusion_what, fusion_name = fusion_text(DEFAULT_FUSION)
 stage(
     5,
     "Fusion and reranking",
     f"Hybrid mode takes each signal's top {retrieval.CANDIDATES} and fuses the two rankings with "
-    f"reciprocal rank fusion (k = {DEFAULT_FUSION.k:g}). Rerank mode re-orders the fused top "
-    f"{retrieval.RERANK_DEPTH} with a cross-encoder when one is configured (RAGCORE_RERANKER_DIR).",
+    f"{fusion_what}. Rerank mode re-orders the fused top {retrieval.RERANK_DEPTH} with a cross-encoder "
+    "when one is configured (RAGCORE_RERANKER_DIR).",
     {
-        "Fusion": f"{DEFAULT_FUSION.method.upper()}, k = {DEFAULT_FUSION.k:g}",
+        "Fusion": fusion_name,
         "Reranker": facts.reranker_status,
         "Last fuse / rerank": f"{ms('fuse')} / {ms('rerank')}",
     },

@@ -31,7 +31,8 @@ from .store import DocumentInfo, Library
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEMO_DIR = REPO_ROOT / "corpus" / "demo"
 DEMO_VECTORS = REPO_ROOT / "corpus" / "demo.vectors.npz"
-RESULTS_DIR = REPO_ROOT / "eval" / "results"
+EVAL_DIR = REPO_ROOT / "eval"
+RESULTS_DIR = EVAL_DIR / "results"
 DEMO_COLLECTION = "demo"
 UPLOADS_COLLECTION = "uploads"
 SESSION_PREFIX = "session:"  # private upload collections when RAGCORE_ISOLATION=session
@@ -728,7 +729,7 @@ class Workspace:
 
     def gold_sets(self) -> list[Path]:
         """Gold sets shipped with the project (``eval/*.json``, ``eval/gold/*.json``)."""
-        folder = RESULTS_DIR.parent
+        folder = EVAL_DIR
         found = sorted(folder.glob("*.json")) + sorted((folder / "gold").glob("*.json"))
         return [p for p in found if p.is_file()]
 
@@ -777,15 +778,44 @@ class Workspace:
         progress: Callable[[str], None] | None = None,
     ) -> dict[str, Any]:
         """Score ``rankers`` on a shipped gold set over its own corpus folder,
-        cut with ``chunking`` (vectors come from the library cache)."""
-        from .corpus import load_corpus
-        from .evaluation import all_qrels, evaluate, load_goldset, resolve_spans, retriever_rankers
+        cut with ``chunking``, or under each of heading, sentence and whole
+        with ``chunking="compare"`` (vectors come from the library cache)."""
+        from .evaluation import all_qrels, compare_chunkings, evaluate, load_goldset, resolve_spans
         from .evaluation import statistics as stats
-        from .retrieval import Retriever
 
         if not rankers:
             raise errors.RagcoreError("choose at least one ranker")
+        if chunking not in (*CHUNKINGS, "compare"):
+            raise ValueError(f"chunking must be one of {', '.join(CHUNKINGS)} or 'compare', not {chunking!r}")
         gold = load_goldset(gold_path)
+        settings = {"source": "goldset", "name": gold.name, "gold": str(gold_path), "rankers": rankers}
+        common = {
+            "unit": gold.unit,
+            "relevant_min_grade": gold.relevant_min_grade,
+            "resamples": resamples or stats.RESAMPLES,
+            "progress": progress,
+        }
+        if chunking == "compare":
+            setups = {}
+            resolved = None
+            for strategy in ("heading", "sentence", "whole"):
+                corpus, ranking = self._gold_rankers(gold, strategy, rankers, progress)
+                if resolved is None:
+                    resolved = resolve_spans(gold, corpus.documents)
+                setups[strategy] = (corpus.passages, ranking)
+            return compare_chunkings(resolved, setups, settings={**settings, "chunking": "compare"}, **common)
+        corpus, ranking = self._gold_rankers(gold, chunking, rankers, progress)
+        resolved = resolve_spans(gold, corpus.documents)
+        qrels = all_qrels(resolved, corpus.passages, gold.unit)
+        return evaluate(resolved, qrels, ranking, settings={**settings, "chunking": chunking}, **common)
+
+    def _gold_rankers(
+        self, gold: Any, chunking: str, rankers: list[str], progress: Callable[[str], None] | None
+    ):
+        from .corpus import load_corpus
+        from .evaluation import retriever_rankers
+        from .retrieval import Retriever
+
         if progress:
             progress(f"loading {Path(gold.corpus).name} with {chunking} chunking")
         corpus = load_corpus(Path(gold.corpus), chunking, self.library)
@@ -794,20 +824,9 @@ class Workspace:
         )
         if any(r != "bm25" for r in rankers):
             if progress:
-                progress(f"dense index over {len(corpus.passages)} passages")
+                progress(f"dense index over {len(corpus.passages)} passages ({chunking})")
             retriever.ensure_dense()
-        resolved = resolve_spans(gold, corpus.documents)
-        qrels = all_qrels(resolved, corpus.passages, gold.unit)
-        return evaluate(
-            resolved,
-            qrels,
-            retriever_rankers(retriever, rankers, gold.unit),
-            unit=gold.unit,
-            relevant_min_grade=gold.relevant_min_grade,
-            resamples=resamples or stats.RESAMPLES,
-            settings={"source": "goldset", "name": gold.name, "chunking": chunking, "rankers": rankers},
-            progress=progress,
-        )
+        return corpus, retriever_rankers(retriever, rankers, gold.unit)
 
     # ------------------------------------------------------ how it works
 

@@ -561,3 +561,47 @@ def test_question_texts_come_from_the_runs_gold_set(tmp_path: Path) -> None:
     assert question_texts({"settings": {"gold": str(tmp_path / "missing.json")}}) == {}
     assert question_texts({"settings": {"gold": "/etc/passwd"}}) == {}  # only JSON gold sets are read
     assert question_texts({"settings": {}}) == {}
+
+
+def test_a_shipped_gold_set_scored_per_chunking_and_compared(workspace: Workspace, tmp_path: Path) -> None:
+    gold = tmp_path / "gold.json"
+    gold.write_text(
+        json.dumps(
+            {
+                "name": "tiny",
+                "corpus": "demo",
+                "questions": [
+                    {
+                        "id": "p",
+                        "text": "Business plan price",
+                        "type": "fact",
+                        "judgements": [{"doc": "pricing.md", "quote": "$999 per month", "grade": 2}],
+                    },
+                    {
+                        "id": "u",
+                        "text": "uptime guarantee",
+                        "type": "fact",
+                        "judgements": [{"doc": "sla.md", "quote": "99.9% monthly uptime", "grade": 2}],
+                    },
+                ],
+            }
+        )
+    )
+    messages: list[str] = []
+    run = workspace.evaluate_stored_goldset(
+        gold, ["bm25"], "heading", resamples=100, progress=messages.append
+    )
+    assert run["settings"]["chunking"] == "heading" and run["questions"]["scored"] == 2
+    assert run["settings"]["gold"] == str(gold)  # so the drill-down can show question texts
+    assert any(m.startswith("loading demo with heading chunking") for m in messages)
+    compared = workspace.evaluate_stored_goldset(gold, ["bm25", "dense"], "compare", resamples=100)
+    assert list(compared["chunkings"]) == ["heading", "sentence", "whole"]
+    assert set(compared["summary"]["whole"]) == {"bm25", "dense"}
+    assert {(c["a"], c["b"]) for c in compared["comparisons"]} == {
+        ("heading", "sentence"),
+        ("heading", "whole"),
+        ("sentence", "whole"),
+    }
+    assert describe_run(gold, compared).kind == "chunkings"
+    with pytest.raises(ValueError, match="chunking"):
+        workspace.evaluate_stored_goldset(gold, ["bm25"], "paragraph")

@@ -86,3 +86,25 @@ def test_a_broken_gold_set_gets_a_clear_message(app_env, stored) -> None:
     at.button(key="FormSubmitter:eval-upload-Evaluate").click().run()
     assert not at.exception, at.exception
     assert at.error and at.error[0].value.startswith("bad.json: ")
+
+
+def test_run_now_compares_chunkings_with_progress(app_env, stored) -> None:
+    at = start("pages/evaluation.py")
+    at.button_group(key="eval-source").set_value("Run now").run()
+    golds = at.selectbox(key="eval-run-gold").options
+    if not any(name.endswith("demo.gold.json") for name in golds):
+        pytest.skip("the demo gold set (eval/demo.gold.json) is not in this checkout")
+    at.selectbox(key="eval-run-gold").set_value(next(g for g in golds if g.endswith("demo.gold.json")))
+    at.multiselect(key="eval-run-rankers").set_value(["bm25"])
+    at.selectbox(key="eval-run-chunking").set_value("compare")
+    at.button(key="FormSubmitter:eval-run-Run evaluation").click().run()
+    assert not at.exception, at.exception
+    assert at.get("progress")[0].proto.value == 100
+    assert at.header[0].value.endswith(": chunking comparison")
+    comparisons = next(
+        d.value for d in at.dataframe if "ranker" in d.value.columns and "p_holm" in d.value.columns
+    )
+    assert len(comparisons) == 3 and set(comparisons["ranker"]) == {"bm25"}
+    # The chunking chart and its comparisons, then one chunking in detail: metrics, per question and
+    # by type (one ranker: nothing to compare within the chunking).
+    assert len(at.get("vega_lite_chart")) == 2 + 3
