@@ -354,8 +354,11 @@ _TABLE_HEAD = re.compile(rf"^\s*\|\s*(?:\*\*)?({_CONTROL_KEYS})(?:\*\*)?\s*\|", 
 _MD_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+\S")
 
 
-# A revision-history entry: a version ("1.2", "v2") or a date first.
-_REVISION_ENTRY = re.compile(r"^\s*(?:[-*+]\s+)?(?:v?\d+(?:\.\d+)+|v\d+|\d{4}-\d{2}-\d{2})\s")
+# A revision-history entry: a version then a date ("1.2  2025-08-11  ..."), or a
+# date first; "1.1 Scope" is a numbered heading, not an entry.
+_REVISION_ENTRY = re.compile(
+    r"^\s*(?:[-*+]\s+)?(?:v?\d+(?:\.\d+)*\s+[-|,]?\s*\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}|\d{4}-\d{2}-\d{2})\s"
+)
 _YAML_KEY = re.compile(r"^[A-Za-z_][\w -]*:(?:\s|$)")
 _SETEXT_UNDERLINE = re.compile(r"^\s*(?:=+|-+)\s*$")
 # Lines a title area may have above a control block: short, not a sentence.

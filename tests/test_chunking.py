@@ -8,7 +8,7 @@ import itertools
 import re
 
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 from ragcore.chunking import (
@@ -389,6 +389,11 @@ PROPERTY_SETTINGS = settings(
 
 @PROPERTY_SETTINGS
 @given(_documents())
+# Found by this test: a numbered heading right after a revision history was
+# once taken for a revision entry and hidden in the control block.
+@example(
+    (b"Version: 3\nOwner: ops\nRevision history:\n  1.0  2024-01-01  first\n\n1.1 Alpha\n\n", "generated.txt")
+)
 def test_property_all_chunkers_keep_provenance_and_coverage(generated):
     data, name = generated
     doc = load_bytes(data, name)

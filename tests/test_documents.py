@@ -358,6 +358,11 @@ def test_control_block_is_not_invented(text):
     assert load_bytes(text.encode(), "x.md").control_lines is None
 
 
+def test_a_numbered_heading_after_a_revision_history_is_not_part_of_it():
+    text = "Version: 3\nOwner: ops\nRevision history:\n  1.0  2024-01-01  first\n1.2 2025-03-04 second\n\n1.1 Scope\n\nText.\n"
+    assert load_bytes(text.encode(), "p.txt").control_lines == (1, 5)
+
+
 # --------------------------------------------------------------- real files
 
 
