@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from pages import _ui as ui
-from ragcore import errors
+from ragcore import config, errors
 from ragcore.service import CHUNKINGS, DEMO_COLLECTION, UPLOAD_SUFFIXES
 
 CHUNKING_HELP = {
@@ -32,16 +32,14 @@ if coll == DEMO_COLLECTION:
     )
 else:
     st.caption("Your documents. They are parsed, cut into passages and embedded on this machine.")
-    limit_mb = ws_limit = None
-    from ragcore import config
-
     limit_mb = config.settings().max_upload_mb
     with st.form("upload-form", clear_on_submit=True):
         files = st.file_uploader(
             "Add PDF, TXT or Markdown files",
             type=list(UPLOAD_SUFFIXES),
             accept_multiple_files=True,
-            help=f"Up to {limit_mb:g} MB per file.",
+            help=f"Up to {limit_mb:g} MB per file (RAGCORE_MAX_UPLOAD_MB).",
+            max_upload_size=max(1, int(limit_mb + 0.999)),
         )
         chunking = st.selectbox("Chunking", CHUNKINGS, format_func=CHUNKING_HELP.get, key="upload-chunking")
         add = st.form_submit_button("Add to library", type="primary")

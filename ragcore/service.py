@@ -401,7 +401,7 @@ class Workspace:
         return UploadOutcome(
             name,
             result.status,
-            f"{verb}: {result.passages} passages",
+            f"{verb}: {result.passages} passage{'' if result.passages == 1 else 's'}",
             passages=result.passages,
             embedded=embedded,
         )
