@@ -21,6 +21,7 @@ import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from types import SimpleNamespace
 from typing import Any
 
 from . import config, errors
@@ -39,6 +40,7 @@ SESSION_PREFIX = "session:"  # private upload collections when RAGCORE_ISOLATION
 CHUNKINGS = ("auto", "heading", "sentence", "whole")
 UPLOAD_SUFFIXES = ("pdf", "txt", "md", "markdown", "text")
 DEFAULT_K = 8
+MAX_RETRIEVERS = 8  # indexes kept in memory at once (the demo's is always kept)
 
 DEMO_QUESTIONS = (
     "Is our pricing consistent?",
@@ -221,6 +223,7 @@ class Workspace:
         self._reranker = reranker
         self._lock = threading.RLock()
         self._dense_lock = threading.Lock()
+        self._search_lock = threading.Lock()
         self._retrievers: dict[str, tuple[str, Any]] = {}
         self._demo_synced = False
         self._demo_seeded = False
@@ -318,7 +321,13 @@ class Workspace:
             retriever = Retriever(
                 corpus, library=self.library, embedder=self._lazy_embedder(), reranker=self.reranker
             )
-            self._retrievers[collection] = (fingerprint, retriever)
+            self._retrievers.pop(collection, None)
+            self._retrievers[collection] = (fingerprint, retriever)  # most recently built last
+            evictable = [name for name in self._retrievers if name != DEMO_COLLECTION]
+            while len(self._retrievers) > MAX_RETRIEVERS and evictable:
+                # Private per-session collections would otherwise pile up; an evicted
+                # index is rebuilt from the library (vectors cached) when asked again.
+                del self._retrievers[evictable.pop(0)]
             return retriever
 
     def ensure_dense(self, collection: str, progress: Callable[[int, int], None] | None = None) -> int:
@@ -382,6 +391,9 @@ class Workspace:
         except errors.DocumentError as exc:
             return UploadOutcome(name, "rejected", exc.reason)
         report(f"{name}: chunking", 0.3)
+        if collection.startswith(SESSION_PREFIX):
+            # Owned by its session, so private collections can be expired by owner.
+            self.library.ensure_collection(collection, owner=collection)
         try:
             result = self.library.add_document(collection, doc, chunking)
         except errors.RagcoreError as exc:
@@ -527,11 +539,22 @@ class Workspace:
     def search(
         self, collection: str, question: str, mode: str = "hybrid", k: int = DEFAULT_K
     ) -> tuple[list[Hit], Any]:
+        """The top ``k`` hits, and this search's ``notes`` and ``timings_ms``
+        (with the searched ``passages`` and ``corpus``)."""
         retriever = self.retriever(collection)
         if mode != "bm25" and retriever.passages:
             self.ensure_dense(collection)
-        hits = retriever.search(question, mode, k)
-        return hits, retriever
+        # A retriever keeps the notes and timings of its last search, so sessions
+        # searching the same collection take turns (a search takes milliseconds).
+        with self._search_lock:
+            hits = retriever.search(question, mode, k)
+            snapshot = SimpleNamespace(
+                notes=list(retriever.notes),
+                timings_ms=dict(retriever.timings_ms),
+                passages=retriever.passages,
+                corpus=retriever.corpus,
+            )
+        return hits, snapshot
 
     def ask(
         self,

@@ -605,3 +605,23 @@ def test_a_shipped_gold_set_scored_per_chunking_and_compared(workspace: Workspac
     assert describe_run(gold, compared).kind == "chunkings"
     with pytest.raises(ValueError, match="chunking"):
         workspace.evaluate_stored_goldset(gold, ["bm25"], "paragraph")
+
+
+def test_indexes_kept_in_memory_are_bounded_and_the_demo_stays(workspace: Workspace, monkeypatch) -> None:
+    monkeypatch.setattr("ragcore.service.MAX_RETRIEVERS", 3)
+    monkeypatch.setenv("RAGCORE_ISOLATION", "session")
+    workspace.ensure_demo()
+    demo = workspace.retriever(DEMO_COLLECTION)
+    names = []
+    for i in range(4):
+        name = workspace.uploads_collection(f"browser-{i}")
+        workspace.upload(name, "sla.md", SLA_MD)
+        workspace.retriever(name)
+        names.append(name)
+    assert list(workspace._retrievers) == [DEMO_COLLECTION, names[2], names[3]]
+    assert workspace.retriever(DEMO_COLLECTION) is demo
+    # An evicted index is rebuilt from the library when asked again.
+    assert {p.doc for p in workspace.retriever(names[0]).passages} == {"sla.md"}
+    # Private collections are owned by their session, so they can be expired by owner.
+    owners = dict(workspace.library.connect().execute("SELECT name, owner FROM collections").fetchall())
+    assert all(owners[n] == n for n in names) and owners[DEMO_COLLECTION] is None
