@@ -149,19 +149,6 @@ class AskOutcome:
     timings_ms: dict[str, float]
     whole_documents: list[str] = field(default_factory=list)  # docs whose passage is the whole file
 
-    @property
-    def passages_by_citation(self) -> dict[int, Passage]:
-        if self.answer is None:
-            return {}
-        out = {}
-        for c in self.answer.citations:
-            for h in self.hits:
-                p = h.passage
-                if p.doc == c.doc and p.first_line == c.first_line and p.last_line == c.last_line:
-                    out[c.n] = p
-                    break
-        return out
-
 
 @dataclass(frozen=True)
 class StoredRun:
