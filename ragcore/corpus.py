@@ -10,9 +10,11 @@ folder (which may be read-only).
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from . import config, errors
@@ -106,6 +108,14 @@ def sync_folder(
     """Mirror ``folder`` into ``collection``: add new or changed files, drop
     vanished ones, keep unchanged ones (matched by name and content hash)."""
     files = document_files(folder)
+    version = parser_version()
+    marker = f"parser:{collection}"
+    if library.fingerprint_marker(marker) not in (None, version):
+        # Loaders or chunkers changed since this folder was mirrored: parse it
+        # again (vectors stay cached by passage content, so this is cheap).
+        for info in library.list_documents(collection):
+            library.remove_document(collection, info.name)
+        library.clear_failures(collection)
     stored = {info.name: info for info in library.list_documents(collection)}
     wanted = {name for name, _ in files}
     for name in stored:
@@ -137,7 +147,20 @@ def sync_folder(
             library.record_failure(collection, name, digests[name], report.error or "")
     reports.extend(new_reports)
     library.ensure_collection(collection)
+    library.set_fingerprint_marker(marker, version)
     return reports
+
+
+@lru_cache(maxsize=1)
+def parser_version() -> str:
+    """A fingerprint of the code that turns files into passages; a stored
+    parse made by other code is stale."""
+    from . import chunking, documents, text
+
+    digest = hashlib.sha256()
+    for module in (documents, chunking, text):
+        digest.update(Path(module.__file__).read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def load_beir_documents(folder: Path) -> list[Document]:
@@ -184,7 +207,7 @@ def load_corpus(
         # BEIR documents are whole records; "auto" keeps them whole.
         strategy = "whole" if chunking == "auto" else chunking
         collection = f"beir:{key}:{strategy}"
-        marker = sha256_hex((path / "corpus.jsonl").read_bytes())
+        marker = sha256_hex((path / "corpus.jsonl").read_bytes()) + ":" + parser_version()
         if library.fingerprint_marker(collection) != marker:
             library.drop_collection(collection)
             library.add_documents_bulk(collection, load_beir_documents(path), strategy)

@@ -11,7 +11,11 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import re
 from dataclasses import dataclass, field
+
+
+_NEWLINE = re.compile("\n")
 
 
 def sha256_hex(data: bytes | str) -> str:
@@ -44,9 +48,7 @@ class Document:
 
     def __post_init__(self) -> None:
         starts = [0]
-        for i, ch in enumerate(self.text):
-            if ch == "\n":
-                starts.append(i + 1)
+        starts.extend(m.end() for m in _NEWLINE.finditer(self.text))
         object.__setattr__(self, "line_starts", tuple(starts))
 
     @property
@@ -116,10 +118,16 @@ class Passage:
     @property
     def citation(self) -> str:
         """Human citation: document, lines, and pages for PDFs."""
-        lines = f"lines {self.first_line}-{self.last_line}" if self.last_line != self.first_line else f"line {self.first_line}"
+        lines = (
+            f"lines {self.first_line}-{self.last_line}"
+            if self.last_line != self.first_line
+            else f"line {self.first_line}"
+        )
         pages = ""
         if self.pages:
-            pages = f", p. {self.pages[0]}" if len(self.pages) == 1 else f", pp. {self.pages[0]}-{self.pages[-1]}"
+            pages = (
+                f", p. {self.pages[0]}" if len(self.pages) == 1 else f", pp. {self.pages[0]}-{self.pages[-1]}"
+            )
         return f"{self.doc}, {lines}{pages}"
 
 

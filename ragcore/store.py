@@ -307,6 +307,11 @@ class Library:
         )
         return {key[len(prefix) :]: tuple(json.loads(value)) for key, value in rows}
 
+    def clear_failures(self, collection: str) -> None:
+        prefix = f"failed:{collection}:"
+        with self._tx() as conn:
+            conn.execute("DELETE FROM meta WHERE key >= ? AND key < ?", (prefix, prefix + "\uffff"))
+
     def fingerprint_marker(self, collection: str) -> str | None:
         row = (
             self.connect()

@@ -182,3 +182,19 @@ def test_ingest_report_line_formats():
     assert IngestReport("a.md", "unchanged", 3).line() == "a.md: 3 passages (unchanged)"
     assert IngestReport("b.md", "added", 1).line() == "b.md: 1 passage (added)"
     assert IngestReport("c.md", "error", error="the file is empty").line() == "c.md: error: the file is empty"
+
+
+def test_folder_is_parsed_again_when_the_parser_changes(tmp_path, monkeypatch):
+    from ragcore import corpus as corpus_module
+    from ragcore.corpus import sync_folder
+    from ragcore.store import Library
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.md").write_text("# A\n\nSome text here.\n", encoding="utf-8")
+    library = Library(tmp_path / "home")
+    assert [r.status for r in sync_folder(library, "c", folder)] == ["added"]
+    assert [r.status for r in sync_folder(library, "c", folder)] == ["unchanged"]
+    monkeypatch.setattr(corpus_module, "parser_version", lambda: "another-parser")
+    assert [r.status for r in sync_folder(library, "c", folder)] == ["added"]
+    assert [r.status for r in sync_folder(library, "c", folder)] == ["unchanged"]

@@ -263,13 +263,7 @@ def _expected_control(name: str) -> tuple[int, int]:
 CONTROL_CASES = [
     *FRONT_MATTER,
     *CONTROL_TABLE,
-    pytest.param(
-        "billing-procedures.txt",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="loader ends the block at 'Revision history:'; the indented revision lines after it are indexed",
-        ),
-    ),
+    "billing-procedures.txt",
 ]
 
 
