@@ -138,7 +138,10 @@ def open_corpus(args):
 
     if args.corpus:
         library = _library(None)
-        return load_corpus(Path(args.corpus), args.chunking, library), library
+        folder = Path(args.corpus)
+        corpus = load_corpus(folder, args.chunking, library)
+        seed_shipped_vectors(library, folder)
+        return corpus, library
     library = _library(args.library)
     if args.collection not in library.collections():
         known = ", ".join(library.collections()) or "none"
@@ -146,6 +149,19 @@ def open_corpus(args):
             f"no collection {args.collection!r} in {library.path} (collections: {known})"
         )
     return corpus_from_library(library, args.collection), library
+
+
+def seed_shipped_vectors(library, folder: Path) -> int:
+    """Vectors shipped beside a corpus folder (``corpus/demo`` ->
+    ``corpus/demo.vectors.npz``) go into the library cache, so the first
+    question needs no embedding pass."""
+    shipped = folder.parent / f"{folder.resolve().name}.vectors.npz"
+    if not shipped.is_file():
+        return 0
+    from .retrieval.embedding import get_embedder
+    from .retrieval.vectors import seed_from_precomputed
+
+    return seed_from_precomputed(library, shipped, get_embedder().model_id)
 
 
 def make_retriever(corpus, library):
