@@ -60,7 +60,7 @@ def sidebar() -> None:
             help="How passages are found. Hybrid fuses word matching (BM25) with meaning (dense vectors).",
         )
         status = model_status()
-        st.markdown(f"**Answers** · {status}")
+        st.markdown(f"**Answers** · {ui.md(status)}")
         st.caption(ui.PRIVACY)
 
 

@@ -145,6 +145,17 @@ def passage_html(passage: Passage) -> str:
     return '<div class="rc-passage">' + html.escape(passage.text) + "</div>"
 
 
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~$=^&])")
+
+
+def md(text: object) -> str:
+    """Text shown literally where Streamlit reads Markdown (labels, captions,
+    alerts): punctuation is backslash-escaped, and a zero-width space after
+    each colon breaks icon shortcodes and bare-URL links, so a document or a
+    model can never inject links, images, colours or formulas."""
+    return _MD_SPECIAL.sub(r"\\\1", str(text)).replace(":", ":\u200b")
+
+
 def span_text(first: int, last: int) -> str:
     return f"line {first}" if first == last else f"lines {first}-{last}"
 
@@ -154,8 +165,8 @@ def show_source(ws: Workspace, coll: str, doc: str, first: int, last: int, key: 
     for a PDF also the cited page with the lines highlighted."""
     context = st.session_state.get(f"{key}-context", 8)
     view = ws.document_view(coll, doc, first, last, context=context)
-    st.markdown(f"**{view.title}**")
-    st.caption(f"{view.citation} · {view.total_lines} lines in all")
+    st.markdown(f"**{md(view.title)}**")
+    st.caption(f"{md(view.citation)} · {view.total_lines} lines in all")
     st.html(CSS + lines_html(view))
     st.slider("Lines of context", 2, 60, context, step=2, key=f"{key}-context")
     if view.kind == "pdf":

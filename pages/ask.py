@@ -40,7 +40,7 @@ whole = ws.whole_document_names(coll)
 if whole:
     st.warning(
         f"Whole-document mode: {len(whole)} document(s) are one passage each "
-        f"({', '.join(whole[:4])}{', …' if len(whole) > 4 else ''}). A citation to them points at the whole "
+        f"({ui.md(', '.join(whole[:4]))}{', …' if len(whole) > 4 else ''}). A citation to them points at the whole "
         "file, and a model would be sent the whole file.",
         icon=":material/description:",
     )
@@ -68,7 +68,15 @@ def _open(doc: str, first: int, last: int) -> None:
 def source_button(
     label: str, key: str, doc: str, first: int, last: int, help: str | None = None, **kw
 ) -> None:
-    st.button(label, key=key, on_click=_open, args=(doc, first, last), help=help, **kw)
+    # Labels and help hold document text: shown literally, never as Markdown.
+    st.button(
+        ui.md(label),
+        key=key,
+        on_click=_open,
+        args=(doc, first, last),
+        help=ui.md(help) if help else None,
+        **kw,
+    )
 
 
 # ----------------------------------------------------------------- review
@@ -176,7 +184,7 @@ def ask_form() -> None:
                 )
             except errors.RagcoreError as exc:
                 st.session_state["outcome"] = None
-                st.error(str(exc))
+                st.error(ui.md(exc))
         stream_box.empty()
         st.session_state.pop("relens", None)
     elif st.session_state.pop("relens", False) and st.session_state.get("outcome") is not None:
@@ -207,7 +215,7 @@ def show_answer(outcome: AskOutcome) -> None:
     else:
         badge.badge("Extractive", icon=":material/format_quote:", color="gray")
     reason = f" · {answer.reason}" if answer.reason and answer.reason not in answer.header else ""
-    st.caption(answer.header + reason)
+    st.caption(ui.md(answer.header + reason))
     st.html(ui.CSS + ui.answer_html(answer.text))
 
     if answer.mode == "model":
@@ -237,7 +245,7 @@ def show_checks(checks: dict) -> None:
     if checks.get("unsupported_numbers"):
         st.warning(
             "These figures are not in the passages the answer cites: "
-            + ", ".join(checks["unsupported_numbers"])
+            + ui.md(", ".join(checks["unsupported_numbers"]))
             + ". Check them before you rely on the answer.",
             icon=":material/flag:",
         )
@@ -262,7 +270,7 @@ def show_lens(lens) -> None:
         if lens.chosen_by == "user"
         else (f"the question's words: {', '.join(lens.triggers)}" if lens.triggers else "the question")
     )
-    st.caption(f"Chosen by {by}.")
+    st.caption(f"Chosen by {ui.md(by)}.")
     if lens.kind == "money":
         show_money(lens)
     elif lens.kind == "risk":
@@ -275,7 +283,8 @@ def show_money(lens) -> None:
             amounts = " vs ".join(format_amount(a, conflict.currency) for a in conflict.amounts)
             period = f" per {conflict.period}" if conflict.period else ""
             with st.container(border=True):
-                st.markdown(f":red[**Conflict**] · {conflict.subject or 'same item'}{period}: **{amounts}**")
+                subject = ui.md(f"{conflict.subject or 'same item'}{period}")
+                st.markdown(f":red[**Conflict**] · {subject}: **{ui.md(amounts)}**")
                 with st.container(horizontal=True, gap="small"):
                     for j, m in enumerate(conflict.mentions):
                         source_button(
@@ -358,7 +367,7 @@ def show_passages(outcome: AskOutcome) -> None:
     dense = ws.dense_ready(coll)
     for h in outcome.hits:
         p = h.passage
-        with st.expander(f"#{h.rank} · {p.citation} · {p.label}"):
+        with st.expander(ui.md(f"#{h.rank} · {p.citation} · {p.label}")):
             st.html(ui.CSS + ui.passage_html(p))
             source_button(
                 "Open in document",
@@ -402,7 +411,7 @@ def study_form() -> None:
                 )
             except errors.RagcoreError as exc:
                 st.session_state.pop("study", None)
-                st.error(str(exc))
+                st.error(ui.md(exc))
 
 
 def show_study() -> None:
@@ -410,7 +419,7 @@ def show_study() -> None:
     if not items:
         return
     st.divider()
-    st.subheader(f"Study items: {topic}")
+    st.subheader(f"Study items: {ui.md(topic)}")
     st.caption("Each item was checked against the passages it cites; review it before you use it.")
     for k, item in enumerate(items):
         with st.container(border=True):
@@ -428,7 +437,7 @@ def show_study() -> None:
                 st.text(f"Answer: {item.answer}")
             failed = [f"{name}: {detail}" for name, (ok, detail) in item.checks.items() if not ok]
             for line in failed:
-                st.caption(f"✗ {line}")
+                st.caption(f"✗ {ui.md(line)}")
             with st.container(horizontal=True, gap="small"):
                 for c in item.sources:
                     source_button(
@@ -508,7 +517,7 @@ else:
         outcome = None  # asked in another collection: its citations do not resolve here
     if outcome is not None:
         for note in outcome.notes:
-            st.caption(f"Note: {note}")
+            st.caption(f"Note: {ui.md(note)}")
         if not outcome.hits:
             st.info("Nothing matched this question in the collection.")
         else:

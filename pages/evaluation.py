@@ -101,12 +101,12 @@ elif source == "Run now":
                 bar.progress(1.0, text="Done")
             except (errors.RagcoreError, ValueError) as exc:
                 bar.empty()
-                st.error(str(exc))
+                st.error(ui.md(exc))
         run = st.session_state.get("eval-fresh")
 else:
     st.caption(
         f"Upload a gold-set JSON (see docs/goldset-format.md); it is scored against the loaded collection "
-        f"(**{coll}**), whose documents its judgements must name."
+        f"(**{ui.md(coll)}**), whose documents its judgements must name; its corpus may be left out."
     )
     with st.form("eval-upload"):
         upload = st.file_uploader("Gold set (JSON)", type=["json"])
@@ -120,12 +120,13 @@ else:
         bar, report = _progress_reporter(rankers)
         try:
             st.session_state["eval-mine"] = ws.evaluate_goldset(
-                upload.getvalue(), coll, rankers, progress=report
+                upload.getvalue(), coll, rankers, name=upload.name, progress=report
             )
             bar.progress(1.0, text="Done")
         except (errors.RagcoreError, ValueError, json.JSONDecodeError) as exc:
             bar.empty()
-            st.error(f"{upload.name}: {exc}")
+            message = str(exc)
+            st.error(ui.md(message if upload.name in message else f"{upload.name}: {message}"))
     run = st.session_state.get("eval-mine")
 
 if run is None:
@@ -151,7 +152,7 @@ def show_run(run: dict, key: str) -> None:
         bits.append(f"chunking: {settings['chunking']}")
     if settings.get("resamples"):
         bits.append(f"{settings['resamples']:,} bootstrap resamples, seed {settings.get('seed')}")
-    st.caption(" · ".join(bits))
+    st.caption(ui.md(" · ".join(bits)))
 
     st.subheader("Summary")
     st.caption("Mean and 95% interval per ranker. " + METRIC_HELP)
@@ -213,7 +214,7 @@ def show_run(run: dict, key: str) -> None:
     with tabs[3]:
         metric = st.selectbox("Metric", metrics, key=f"{key}-type-metric")
         st.altair_chart(charts.by_type(run, metric), width="stretch")
-        st.caption(", ".join(f"{t}: {n} questions" for t, n in q.get("by_type", {}).items()))
+        st.caption(ui.md(", ".join(f"{t}: {n} questions" for t, n in q.get("by_type", {}).items())))
     with tabs[4]:
         texts = question_texts(run)
         questions = list(run.get("per_question", {}))
@@ -224,14 +225,16 @@ def show_run(run: dict, key: str) -> None:
             key=f"{key}-drill",
         )
         block = run["per_question"][qid]
-        st.caption(f"Type: {block.get('type', '')} · grades from the gold set; — is not judged relevant")
+        st.caption(
+            f"Type: {ui.md(block.get('type', ''))} · grades from the gold set; — is not judged relevant"
+        )
         tops = list(block.get("top10", {}).items())
         for start in range(0, len(tops), 2):
             cols = st.columns(2)
             for col, (ranker, items) in zip(cols, tops[start : start + 2], strict=False):
                 with col:
                     score = block["metrics"][ranker].get("ndcg@10")
-                    st.markdown(f"**{ranker}** · nDCG@10 {score:.3f}")
+                    st.markdown(f"**{ui.md(ranker)}** · nDCG@10 {score:.3f}")
                     st.dataframe(
                         pd.DataFrame(
                             [
@@ -272,7 +275,7 @@ def show_run(run: dict, key: str) -> None:
 
 name = run.get("settings", {}).get("name", "run")
 if "chunkings" in run:
-    st.header(f"{name}: chunking comparison")
+    st.header(f"{ui.md(name)}: chunking comparison")
     st.caption(
         "The same gold set scored under each chunking; judgements map onto each chunking's passages by line span."
     )
@@ -288,5 +291,5 @@ if "chunkings" in run:
     chunking = st.selectbox("Chunking in detail", list(run["chunkings"]), key="eval-chunking-detail")
     show_run(run["chunkings"][chunking], key=f"chunk-{chunking}")
 else:
-    st.header(name)
+    st.header(ui.md(name))
     show_run(run, key="run")

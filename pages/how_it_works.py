@@ -175,7 +175,7 @@ stage(
 
 if last:
     st.subheader("Last query, stage by stage")
-    st.caption(f"“{last['question']}” · mode {last['mode']} · {last['hits']} passages")
+    st.caption(f"“{ui.md(last['question'])}” · mode {last['mode']} · {last['hits']} passages")
     order = ["bm25", "embed_query", "dense", "fuse", "rerank", "answer", "total"]
     names = {
         "bm25": "BM25",

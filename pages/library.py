@@ -58,11 +58,11 @@ else:
         st.warning("Choose one or more files first.")
     for name, status, message in st.session_state.get("upload-outcomes", []):
         if status in ("added", "replaced"):
-            st.success(f"{name}: {message}", icon=":material/check_circle:")
+            st.success(ui.md(f"{name}: {message}"), icon=":material/check_circle:")
         elif status == "duplicate":
-            st.info(f"{name}: {message}", icon=":material/content_copy:")
+            st.info(ui.md(f"{name}: {message}"), icon=":material/content_copy:")
         else:
-            st.error(f"{name} was not added: {message}", icon=":material/error:")
+            st.error(ui.md(f"{name} was not added: {message}"), icon=":material/error:")
 
 infos = ws.documents(coll)
 st.subheader(f"Documents ({len(infos)})")
@@ -73,7 +73,7 @@ if not infos:
 whole = [i.name for i in infos if i.chunking == "whole"]
 if whole:
     st.warning(
-        f"Whole-document mode: {', '.join(whole)} {'is' if len(whole) == 1 else 'are'} one passage per file. "
+        f"Whole-document mode: {ui.md(', '.join(whole))} {'is' if len(whole) == 1 else 'are'} one passage per file. "
         "Ask then cites the whole file, and a model would be sent the whole file.",
         icon=":material/description:",
     )
@@ -119,14 +119,14 @@ if coll != DEMO_COLLECTION:
 
 note = st.session_state.pop("library-note", None)
 if note:
-    st.toast(note)
-    st.caption(note)
+    st.toast(ui.md(note))
+    st.caption(ui.md(note))
 
-st.markdown(f"**Passages of {name}** · {info.passages} with {info.chunking} chunking")
+st.markdown(f"**Passages of {ui.md(name)}** · {info.passages} with {info.chunking} chunking")
 try:
     passages = ws.passages_of(coll, name)
 except errors.LibraryError as exc:
-    st.error(str(exc))
+    st.error(ui.md(exc))
     st.stop()
 st.dataframe(
     pd.DataFrame(
@@ -147,6 +147,6 @@ st.dataframe(
 )
 pick = st.number_input("Show passage", 1, max(1, len(passages)), 1, key="passage-pick")
 p = passages[int(pick) - 1]
-st.caption(f"{p.citation} · {p.label}")
+st.caption(ui.md(f"{p.citation} · {p.label}"))
 view = ws.document_view(coll, name, p.first_line, p.last_line, context=2)
 st.html(ui.CSS + ui.lines_html(view))

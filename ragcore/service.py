@@ -749,17 +749,27 @@ class Workspace:
         collection: str,
         rankers: list[str],
         *,
+        name: str = "goldset.json",
         resamples: int | None = None,
         progress: Callable[[str], None] | None = None,
     ) -> dict[str, Any]:
-        """Score ``rankers`` on a gold set (JSON bytes) against a loaded collection."""
+        """Score ``rankers`` on a gold set (JSON bytes, uploaded as ``name``)
+        against a loaded collection. Its judgements name documents of the
+        collection, so its ``corpus`` may be left out."""
         from .evaluation import all_qrels, evaluate, load_goldset, resolve_spans, retriever_rankers
         from .evaluation import statistics as stats
 
         if not rankers:
             raise errors.RagcoreError("choose at least one ranker")
+        try:
+            parsed = json.loads(gold_bytes)
+        except (UnicodeDecodeError, ValueError):
+            parsed = None  # load_goldset reports what is wrong with it
+        if isinstance(parsed, dict) and "corpus" not in parsed:
+            gold_bytes = json.dumps({**parsed, "corpus": "."}).encode("utf-8")
         with tempfile.TemporaryDirectory() as tmp:
-            path = Path(tmp) / "goldset.json"
+            # Only a sanitised base name, so messages name the file the user chose.
+            path = Path(tmp) / safe_name(name, "goldset.json")
             path.write_bytes(gold_bytes)
             gold = load_goldset(path)
         retriever = self.retriever(collection)

@@ -425,9 +425,8 @@ def test_describe_run_tells_a_chunking_comparison(tmp_path: Path) -> None:
 
 def test_evaluate_an_uploaded_gold_set_against_a_collection(workspace: Workspace) -> None:
     workspace.ensure_demo()
-    gold = {
+    gold = {  # no "corpus": judged against the collection
         "name": "mine",
-        "corpus": ".",
         "questions": [
             {
                 "id": "p",
@@ -453,8 +452,10 @@ def test_evaluate_an_uploaded_gold_set_against_a_collection(workspace: Workspace
     assert set(run["rankers"]) == {"bm25", "hybrid"}
     assert run["per_question"]["p"]["top10"]["bm25"][0]["doc"] == "pricing.md"
     assert messages
+    with pytest.raises(errors.GoldSetError, match=r"mine\.json"):
+        workspace.evaluate_goldset(b'{"questions": []}', DEMO_COLLECTION, ["bm25"], name="../mine.json")
     with pytest.raises(errors.GoldSetError):
-        workspace.evaluate_goldset(b'{"questions": []}', DEMO_COLLECTION, ["bm25"])
+        workspace.evaluate_goldset(b"not json", DEMO_COLLECTION, ["bm25"])
     with pytest.raises(errors.RagcoreError, match="at least one ranker"):
         workspace.evaluate_goldset(json.dumps(gold).encode(), DEMO_COLLECTION, [])
 

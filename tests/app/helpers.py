@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
@@ -9,6 +10,12 @@ from streamlit.testing.v1 import AppTest
 REPO = Path(__file__).resolve().parents[2]
 APP = REPO / "app.py"
 TIMEOUT = 300  # seconds per script run: the first one may embed the demo
+
+
+def plain(shown: str) -> str:
+    """Text as the reader sees it, from a value the page escaped for Markdown
+    (``pages._ui.md``): backslash escapes and zero-width spaces removed."""
+    return re.sub(r"\\(.)", r"\1", shown).replace("\u200b", "")
 
 
 def shared_home(tmp_path_factory) -> Path:

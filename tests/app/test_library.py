@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.app.helpers import start
+from tests.app.helpers import plain, start
 from tests.test_service import make_pdf
 
 NOTES_MD = b"""# Field notes
@@ -49,8 +49,8 @@ def test_upload_markdown_and_pdf_list_reject_and_remove(app_env, monkeypatch) ->
     )
     at.button(key="FormSubmitter:upload-form-Add to library").click().run()
     assert not at.exception, at.exception
-    assert sorted(s.value.split(":")[0] for s in at.success) == ["board.pdf", "notes.md"]
-    assert [e.value for e in at.error] == ["empty.txt was not added: the file is empty"]
+    assert sorted(plain(s.value).split(":")[0] for s in at.success) == ["board.pdf", "notes.md"]
+    assert [plain(e.value) for e in at.error] == ["empty.txt was not added: the file is empty"]
     assert _listed(at) == ["board.pdf", "notes.md"]
     assert at.get("progress")[0].proto.value == 100
 
@@ -66,7 +66,7 @@ def test_upload_markdown_and_pdf_list_reject_and_remove(app_env, monkeypatch) ->
     at.selectbox(key="rechunk-choice").set_value("whole").run()
     at.button(key="rechunk").click().run()
     assert not at.exception, at.exception
-    assert any("Whole-document mode" in w.value and "notes.md" in w.value for w in at.warning)
+    assert any("Whole-document mode" in plain(w.value) and "notes.md" in plain(w.value) for w in at.warning)
 
     # Remove the PDF: only the Markdown file is left.
     at.selectbox(key="library-doc").set_value("board.pdf").run()

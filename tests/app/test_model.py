@@ -11,7 +11,7 @@ import pytest
 
 from ragcore.answer.ailog import AiLog
 from ragcore.store import Library
-from tests.app.helpers import start
+from tests.app.helpers import plain, start
 
 PRICING = "Is our pricing consistent?"
 FAKE_KEY = "sk-test-0000000000000000"
@@ -93,7 +93,7 @@ def _accepted(app_env, question: str):
 
 def test_model_answer_checks_review_and_lens_switch(app_env, fake_llm) -> None:
     at = start()
-    sidebar = " ".join(m.value for m in at.sidebar.markdown)
+    sidebar = plain(" ".join(m.value for m in at.sidebar.markdown))
     assert "Model: gpt-4o-mini" in sidebar
     assert any("only the matched passages" in c.value for c in at.caption)  # disclosed before the first call
 
@@ -106,11 +106,11 @@ def test_model_answer_checks_review_and_lens_switch(app_env, fake_llm) -> None:
     sent = "\n".join(m["content"] for m in call["messages"])
     assert PRICING in sent
 
-    assert any(c.value.startswith("Model answer (gpt-4o-mini)") for c in at.caption)
+    assert any(plain(c.value).startswith("Model answer (gpt-4o-mini)") for c in at.caption)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Figures not in the sources"] == "1"
     assert metrics["Citations removed"] == "1"
-    warnings = " ".join(w.value for w in at.warning)
+    warnings = plain(" ".join(w.value for w in at.warning))
     assert "7" in warnings and "[42]" in warnings
     assert FAKE_KEY not in " ".join(h.proto.body for h in at.html)
     cites = sorted(b.key for b in at.button if (b.key or "").startswith("cite-"))
