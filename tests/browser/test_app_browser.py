@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from ragcore.answer.llm import PROVIDERS
 from tests.app.helpers import shared_home
 from tests.test_service import small_run
 
@@ -61,11 +62,11 @@ def server(tmp_path_factory) -> Iterator[str]:
     results = home / "results"
     results.mkdir()
     (results / "tiny.json").write_text(json.dumps(small_run(("bm25", "hybrid"))))
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    keys = {key_env for key_env, _, _ in PROVIDERS}
+    env = {k: v for k, v in os.environ.items() if k not in keys and k != "RAGCORE_LLM_MODEL"}  # no model
     env.update(
         RAGCORE_HOME=str(shared_home(tmp_path_factory)),  # the app tests' library: the demo is embedded once
         RAGCORE_RESULTS_DIR=str(results),
-        RAGCORE_LLM_MODEL="off",
         PYTHONPATH=str(REPO),
     )
     port = _free_port()
@@ -126,9 +127,10 @@ def test_ask_the_pricing_question_and_see_the_cited_lines_marked(page) -> None:
     # The first question may embed the demo once (no shipped vectors): allow for it.
     page.get_by_role("heading", name="Retrieved passages").wait_for(timeout=240_000)
     page.get_by_role("heading", name="Money lens").wait_for()
+    first = page.get_by_role("button", name=re.compile(r"^\[1\] "))
+    first.wait_for(state="visible")
     page.screenshot(path=str(SHOTS / "01-ask-answer.png"))
 
-    first = page.get_by_role("button", name=re.compile(r"^\[1\] "))
     label = first.inner_text()
     span = re.search(r"lines? (\d+)(?:-(\d+))?", label)
     assert span, label
