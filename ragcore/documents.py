@@ -256,6 +256,8 @@ def _pdf_text(data: bytes, name: str) -> tuple[str, tuple[int, ...], str | None]
             ) from exc
         except RecursionError as exc:
             raise errors.CorruptPdf(name, "the PDF's structure is nested too deeply to read") from exc
+        except MemoryError:
+            raise  # a resource limit, not damage: the guard reports it (ragcore.guard)
         except Exception as exc:  # pypdf raises many types on broken files
             raise errors.CorruptPdf(name, f"the PDF cannot be read ({type(exc).__name__}: {exc})") from exc
         damage = [m for m in warnings if _PDF_DAMAGE.search(m)]

@@ -1,0 +1,285 @@
+"""Parsing under limits: PDFs in a worker process with a wall-clock timeout
+and an address-space cap; text files in-process with a cap on line length.
+
+A hostile or merely huge file (a PDF of thousands of pages, a content stream
+that inflates to gigabytes, a Markdown file that is one 50 MB line) must
+never hang the app or take the machine's memory. pypdf is pure Python and
+cannot be interrupted from another thread, so a PDF is parsed in a child
+interpreter that the parent kills when the time is up; the child limits its
+own address space with ``setrlimit(RLIMIT_AS)`` before reading the file, so
+an allocation past the cap fails inside the child (a ``MemoryError``) instead
+of swapping the host. Either way the caller gets
+:class:`ragcore.errors.ParseLimitExceeded` with the limit that was hit.
+
+The child is a fresh interpreter (``subprocess``, not ``fork``): forking a
+multi-threaded Streamlit server is unsafe, and the child needs no state of
+the parent. It gets a minimal environment, so provider keys never reach it.
+
+Text files are decoded in-process (cheap and linear), but a line longer than
+``MAX_LINE_BYTES`` is refused: every later stage (chunking, the line viewer,
+the prompt) works line by line, and a single line of megabytes is a
+generated or hostile file, not a document a person reads.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from . import errors
+from .documents import kind_of, load_bytes
+from .records import Document
+
+DEFAULT_TIMEOUT_S = 60.0  # wall-clock seconds to parse one PDF
+DEFAULT_MEMORY_BYTES = 2 * 1024**3  # address-space cap of the worker
+STARTUP_TIMEOUT_S = 60.0  # the worker's own start-up (imports), not counted in the parse time
+MAX_LINE_BYTES = 1_000_000  # a text file's longest line
+
+_ROOT = str(Path(__file__).resolve().parents[1])
+# Variables the worker may see: enough to run Python, nothing secret.
+_ENV_KEEP = re.compile(r"^(PATH|LANG|LC_\w+|TZ|TMPDIR|TEMP|TMP|SYSTEMROOT|PYTHONHASHSEED|VIRTUAL_ENV)$")
+_READY = b"ready\n"
+
+
+def _mb(n: float) -> str:
+    return f"{n / 1_048_576:.0f} MB"
+
+
+def load_bytes_guarded(
+    data: bytes,
+    name: str,
+    *,
+    max_bytes: int | None = None,
+    timeout_s: float | None = None,
+    memory_bytes: int | None = None,
+    max_line_bytes: int | None = None,
+) -> Document:
+    """:func:`ragcore.documents.load_bytes` under limits.
+
+    PDFs are parsed in a worker process (``timeout_s`` wall-clock seconds,
+    ``memory_bytes`` of address space); text files in-process, refused when
+    a line is longer than ``max_line_bytes``. ``None`` means the module
+    default. Raises ``ParseLimitExceeded`` when a limit is hit, or the
+    loader's own ``DocumentError``.
+    """
+    kind = kind_of(name)
+    if max_bytes is not None and len(data) > max_bytes:
+        # Refused before any work, and before the bytes are copied to a worker.
+        return load_bytes(data, name, max_bytes=max_bytes)
+    if kind != "pdf":
+        check_line_lengths(data, name, MAX_LINE_BYTES if max_line_bytes is None else max_line_bytes)
+        return load_bytes(data, name, max_bytes=max_bytes)
+    return parse_in_worker(
+        data,
+        name,
+        timeout_s=DEFAULT_TIMEOUT_S if timeout_s is None else timeout_s,
+        memory_bytes=DEFAULT_MEMORY_BYTES if memory_bytes is None else memory_bytes,
+    )
+
+
+def load_path_guarded(
+    path: Path | str,
+    name: str | None = None,
+    *,
+    max_bytes: int | None = None,
+    timeout_s: float | None = None,
+    memory_bytes: int | None = None,
+    max_line_bytes: int | None = None,
+) -> Document:
+    """:func:`ragcore.documents.load_path` under the limits of :func:`load_bytes_guarded`."""
+    path = Path(path)
+    name = name or path.name
+    kind_of(name)
+    try:
+        size = path.stat().st_size
+        if max_bytes is not None and size > max_bytes:
+            from .documents import load_path
+
+            return load_path(path, name, max_bytes=max_bytes)  # raises FileTooLarge without reading
+        data = path.read_bytes()
+    except OSError as exc:
+        raise errors.DocumentError(name, f"cannot read the file ({exc.strerror or exc})") from exc
+    return load_bytes_guarded(
+        data,
+        name,
+        max_bytes=max_bytes,
+        timeout_s=timeout_s,
+        memory_bytes=memory_bytes,
+        max_line_bytes=max_line_bytes,
+    )
+
+
+def check_line_lengths(data: bytes, name: str, limit: int) -> None:
+    """Refuse text whose longest line (CR, LF or CRLF breaks) exceeds ``limit`` bytes."""
+    if len(data) <= limit:
+        return
+    start = 0
+    number = 0
+    for m in re.finditer(rb"\r\n|\r|\n", data):
+        number += 1
+        if m.start() - start > limit:
+            break
+        start = m.end()
+    else:
+        number += 1
+        if len(data) - start <= limit:
+            return
+    raise errors.ParseLimitExceeded(
+        name,
+        f"line {number} is longer than {limit:,} bytes; a line that long is generated data, not a "
+        "document to cite. Break it into lines (or paragraphs) and upload it again",
+    )
+
+
+# ------------------------------------------------------------------ worker
+
+
+def _worker_env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if _ENV_KEEP.match(k)}
+
+
+def parse_in_worker(data: bytes, name: str, *, timeout_s: float, memory_bytes: int) -> Document:
+    """Parse ``data`` with ``load_bytes`` in a fresh interpreter; see the module notes."""
+    code = (
+        f"import sys; sys.path.insert(0, {_ROOT!r}); from ragcore.guard import _worker_main; _worker_main()"
+    )
+    cpu_s = int(timeout_s) + 2  # a backstop should the parent vanish; the wall clock is the limit
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, name, str(int(memory_bytes)), str(cpu_s)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=_worker_env(),
+        cwd=_ROOT,
+    )
+    try:
+        _await_ready(proc, name)
+        try:
+            out, err = proc.communicate(data, timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            raise errors.ParseLimitExceeded(
+                name,
+                f"parsing took longer than {timeout_s:g} s and was stopped; the PDF is too large or too "
+                "complex (split it, or save it again as a simpler PDF)",
+            ) from None
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+    return _result(out, err, proc.returncode, name, memory_bytes)
+
+
+def _await_ready(proc: subprocess.Popen, name: str) -> None:
+    """Wait for the worker's imports to finish, so start-up is not parse time."""
+    fd = proc.stdout.fileno()
+    deadline = time.monotonic() + STARTUP_TIMEOUT_S
+    got = b""
+    while len(got) < len(_READY):
+        left = deadline - time.monotonic()
+        ready, _, _ = select.select([fd], [], [], max(0.0, left))
+        if not ready:
+            raise errors.ParseLimitExceeded(
+                name, f"the parsing worker did not start within {STARTUP_TIMEOUT_S:g} s"
+            )
+        chunk = os.read(fd, len(_READY) - len(got))
+        if not chunk:
+            err = proc.stderr.read().decode("utf-8", "replace").strip().splitlines()
+            raise errors.DocumentError(
+                name, f"the parsing worker failed to start ({err[-1] if err else 'no message'})"
+            )
+        got += chunk
+
+
+def _result(out: bytes, err: bytes, code: int, name: str, memory_bytes: int) -> Document:
+    try:
+        msg = json.loads(out.decode("utf-8")) if out else None
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        msg = None
+    if isinstance(msg, dict) and "document" in msg:
+        d = msg["document"]
+        return Document(
+            name=d["name"],
+            title=d["title"],
+            kind=d["kind"],
+            text=d["text"],
+            content_hash=d["content_hash"],
+            size_bytes=d["size_bytes"],
+            line_pages=tuple(d["line_pages"]),
+            control_lines=tuple(d["control_lines"]) if d["control_lines"] else None,
+        )
+    if isinstance(msg, dict) and "error" in msg:
+        cls = getattr(errors, str(msg["error"]), None)
+        if not (isinstance(cls, type) and issubclass(cls, errors.DocumentError)):
+            cls = errors.DocumentError
+        raise cls(name, str(msg["reason"]))
+    if isinstance(msg, dict) and "crash" in msg:
+        raise errors.DocumentError(name, f"the file could not be read (loader failure: {msg['crash']})")
+    if isinstance(msg, dict) and msg.get("limit") == "memory":
+        raise errors.ParseLimitExceeded(name, _memory_message(memory_bytes))
+    # No message: the worker died (a signal, or a crash in C under the memory cap).
+    how = f"signal {-code}" if code < 0 else f"exit code {code}"
+    raise errors.ParseLimitExceeded(
+        name,
+        f"the parser stopped ({how}) before finishing, most likely at its {_mb(memory_bytes)} memory "
+        "or CPU limit; the PDF is too large or too complex to read",
+    )
+
+
+def _memory_message(memory_bytes: int) -> str:
+    return (
+        f"parsing needed more than the {_mb(memory_bytes)} memory limit and was stopped; the PDF is too "
+        "large or too complex (split it, or save it again as a simpler PDF)"
+    )
+
+
+def _worker_main() -> None:
+    """The child: set limits, say ready, read the bytes, parse, answer in JSON."""
+    name, memory_bytes, cpu_s = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    import pypdf  # noqa: F401 - imported before the limits and the ready signal: start-up is not parse time
+
+    out_of_memory = b'{"limit": "memory"}'  # made before the cap, so it can always be sent
+    try:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
+    except (ImportError, ValueError, OSError):
+        pass  # no rlimits on this platform: the wall clock still holds
+    out = sys.stdout.buffer
+    out.write(_READY)
+    out.flush()
+    data = b""
+    try:
+        data = sys.stdin.buffer.read()
+        doc = load_bytes(data, name)
+        reply = {
+            "document": {
+                "name": doc.name,
+                "title": doc.title,
+                "kind": doc.kind,
+                "text": doc.text,
+                "content_hash": doc.content_hash,
+                "size_bytes": doc.size_bytes,
+                "line_pages": list(doc.line_pages),
+                "control_lines": list(doc.control_lines) if doc.control_lines else None,
+            }
+        }
+    except errors.DocumentError as exc:
+        reply = {"error": type(exc).__name__, "reason": exc.reason}
+    except MemoryError:
+        reply = {"limit": "memory"}
+    except Exception as exc:  # a loader bug: report it, do not die silently
+        reply = {"crash": f"{type(exc).__name__}: {exc}"[:300]}
+    del data
+    try:
+        payload = json.dumps(reply).encode("utf-8")
+    except MemoryError:
+        payload = out_of_memory
+    out.write(payload)
+    out.flush()
