@@ -366,7 +366,7 @@ class Workspace:
         the size limit is ``RAGCORE_MAX_UPLOAD_MB``. A rejected file leaves the
         library unchanged and says why.
         """
-        from .documents import load_bytes
+        from .guard import load_bytes_guarded
 
         if chunking not in CHUNKINGS:
             raise ValueError(f"chunking must be one of {', '.join(CHUNKINGS)}, not {chunking!r}")
@@ -374,7 +374,8 @@ class Workspace:
         report = progress or (lambda stage, fraction: None)
         report(f"{name}: parsing", 0.0)
         try:
-            doc = load_bytes(data, name, max_bytes=config.settings().max_upload_bytes)
+            # PDFs parse in a worker with a time and memory limit (ragcore.guard).
+            doc = load_bytes_guarded(data, name, max_bytes=config.settings().max_upload_bytes)
         except errors.DocumentError as exc:
             return UploadOutcome(name, "rejected", exc.reason)
         report(f"{name}: chunking", 0.3)
