@@ -19,6 +19,7 @@ DEFAULTS: dict[str, str | None] = {
     "RAGCORE_ISOLATION": "shared",
     "RAGCORE_LLM_MODEL": None,
     "RAGCORE_SPEND_CAP_USD": "0.50",
+    "RAGCORE_RESULTS_DIR": None,  # stored evaluation runs; unset: eval/results in the project
 }
 
 
