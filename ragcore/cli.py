@@ -188,7 +188,7 @@ def _search(args):
 
 
 def cmd_search(args) -> int:
-    corpus, retriever, hits = _search(args)
+    _corpus, retriever, hits = _search(args)
     mode = args.mode or retriever.default_mode
     if args.json:
         out = {
@@ -218,7 +218,7 @@ def _trace_text(hit) -> str:
 def cmd_ask(args) -> int:
     from .answer.pipeline import answer_question
 
-    corpus, retriever, hits = _search(args)
+    _corpus, retriever, hits = _search(args)
     mode = args.mode or retriever.default_mode
     result = answer_question(args.question, hits, lens=args.lens, env=os.environ)
     if args.json:

@@ -14,7 +14,6 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
-
 _NEWLINE = re.compile("\n")
 
 

@@ -3,4 +3,4 @@
 from .bm25 import BM25Index, BM25Params
 from .retriever import DEFAULT_FUSION, MODES, FusionConfig, Retriever
 
-__all__ = ["BM25Index", "BM25Params", "DEFAULT_FUSION", "FusionConfig", "MODES", "Retriever"]
+__all__ = ["DEFAULT_FUSION", "MODES", "BM25Index", "BM25Params", "FusionConfig", "Retriever"]

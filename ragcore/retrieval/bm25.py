@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 import numpy as np
 from scipy import sparse
@@ -146,7 +147,7 @@ class BM25Index:
         if p.adjacency_weight and len(tokens) > 1:
             pairs = [
                 (self.vocab[a], self.vocab[b])
-                for a, b in zip(tokens, tokens[1:], strict=False)
+                for a, b in pairwise(tokens)
                 if a in self.vocab and b in self.vocab
             ]
             if pairs:

@@ -3,7 +3,6 @@ import numpy as np
 from ragcore.retrieval.bm25 import BM25Index, BM25Params, top_k
 from ragcore.text import tokenize
 
-
 FILLER = [f"Unrelated note number {i} about lunch menus and parking." for i in range(8)]
 
 
