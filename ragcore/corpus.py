@@ -230,5 +230,7 @@ def load_corpus(
 
 
 def corpus_from_library(library: Library, collection: str) -> Corpus:
-    documents = library.documents(collection)
-    return Corpus(collection, documents, library.passages(collection, documents), kind="collection")
+    with library.reading():  # documents and passages from one snapshot
+        documents = library.documents(collection)
+        passages = library.passages(collection, documents)
+    return Corpus(collection, documents, passages, kind="collection")

@@ -14,7 +14,8 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -149,6 +150,22 @@ class Library:
 
     def _tx(self) -> Library._Tx:
         return Library._Tx(self.connect())
+
+    @contextmanager
+    def reading(self) -> Iterator[sqlite3.Connection]:
+        """Several reads from one snapshot (a WAL read transaction), so a
+        document added or removed by another session between them cannot
+        make them disagree (passages of a document not in the list)."""
+        conn = self.connect()
+        if conn.in_transaction:  # already inside one: its snapshot holds
+            yield conn
+            return
+        conn.execute("BEGIN")
+        try:
+            yield conn
+        finally:
+            if conn.in_transaction:
+                conn.execute("COMMIT")
 
     # ---------------------------------------------------------- collections
 
