@@ -202,7 +202,9 @@ def bench_ingest(embedder) -> list[Measurement]:
         folder = Path(tmp) / "docs"
         folder.mkdir()
         for i in range(0, len(texts), 8):
-            (folder / f"doc{i // 8:03d}.md").write_text("\n\n".join(texts[i : i + 8]) + "\n", encoding="utf-8")
+            (folder / f"doc{i // 8:03d}.md").write_text(
+                "\n\n".join(texts[i : i + 8]) + "\n", encoding="utf-8"
+            )
         library = Library(Path(tmp) / "home")
         corpus = load_corpus(folder, "heading", library)
         n = len(corpus.passages)
@@ -217,7 +219,9 @@ def bench_ingest(embedder) -> list[Measurement]:
         t0 = time.perf_counter()
         embedded = Retriever(corpus, library=library, embedder=embedder).ensure_dense()
         ours_rate = embedded / (time.perf_counter() - t0)
-        again = Retriever(load_corpus(folder, "heading", library), library=library, embedder=embedder).ensure_dense()
+        again = Retriever(
+            load_corpus(folder, "heading", library), library=library, embedder=embedder
+        ).ensure_dense()
     out.append(
         Measurement(
             "embed_passages_per_s",
@@ -233,8 +237,8 @@ def bench_ingest(embedder) -> list[Measurement]:
 
 
 def rss_probe(size: int) -> dict:
-    """Run in a child process: index ``size`` passages (BM25 + random vectors)
-    and report peak RSS."""
+    """Run in a child process: index ``size`` passages (BM25, then random
+    vectors, in the order the app builds them) and report peak RSS."""
     from .corpus import Corpus
     from .records import Passage
     from .retrieval import Retriever
@@ -242,18 +246,22 @@ def rss_probe(size: int) -> dict:
     texts = synthetic_passages(size)
     passages = [Passage(f"d{i // 10}", i % 10, 1, 1, 0, len(t), "", t) for i, t in enumerate(texts)]
     del texts
+
+    class _FixedQuery:
+        model_id = "none"
+        query = None
+
+        def embed_query(self, text):
+            return self.query
+
+    embedder = _FixedQuery()
+    r = Retriever(Corpus("rss", {}, passages), embedder=embedder)
     rng = np.random.default_rng(3)
     vectors = rng.standard_normal((size, 384), dtype=np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-
-    class _NoEmbedder:
-        model_id = "none"
-
-        def embed_query(self, text):
-            return vectors[0]
-
-    r = Retriever(Corpus("rss", {}, passages), embedder=_NoEmbedder())
+    embedder.query = vectors[0].copy()
     r.set_vectors(vectors)
+    del vectors  # the index keeps its own layout
     r.search("bama kelo", "hybrid", 10)
     return {"size": size, "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
@@ -286,14 +294,24 @@ def run(args) -> int:
     if sizes:
         size = max(sizes)
         proc = subprocess.run(
-            [sys.executable, "-c", f"import json; from ragcore.bench import rss_probe; print(json.dumps(rss_probe({size})))"],
+            [
+                sys.executable,
+                "-c",
+                f"import json; from ragcore.bench import rss_probe; print(json.dumps(rss_probe({size})))",
+            ],
             capture_output=True,
             text=True,
             cwd=Path(__file__).resolve().parents[1],
         )
         if proc.returncode == 0:
             probe = json.loads(proc.stdout.strip().splitlines()[-1])
-            emit([Measurement("peak_rss_indexed", size, peak_rss_mb=probe["peak_rss_mb"], note="fresh process")])
+            emit(
+                [
+                    Measurement(
+                        "peak_rss_indexed", size, peak_rss_mb=probe["peak_rss_mb"], note="fresh process"
+                    )
+                ]
+            )
         else:
             emit([Measurement("peak_rss_indexed", size, note=f"probe failed: {proc.stderr.strip()[-200:]}")])
     if args.json:

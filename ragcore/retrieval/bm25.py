@@ -72,8 +72,9 @@ class BM25Index:
             rows.append(np.full(len(ids), row, dtype=np.int32))
             cols.append(ids)
             if len(ids) > 1:
-                bigram_keys.append(ids[:-1] * (1 << 31) + ids[1:])
-                bigram_rows.append(np.full(len(ids) - 1, row, dtype=np.int32))
+                pairs = ids[:-1].astype(np.int64) * (1 << 31) + ids[1:]
+                bigram_keys.append(np.unique(pairs))  # presence per passage, not count
+                bigram_rows.append(np.full(len(bigram_keys[-1]), row, dtype=np.int32))
         n_docs = len(lengths)
         self.size = n_docs
         # Heading tokens join the vocabulary too (a heading word may occur
@@ -89,15 +90,17 @@ class BM25Index:
         n_terms = max(len(vocab), 1)
         doc_len = np.asarray(lengths, dtype=np.float64)
         r = np.concatenate(rows) if rows else np.zeros(0, np.int32)
-        c = np.concatenate(cols) if cols else np.zeros(0, np.int64)
-        tf = sparse.coo_matrix((np.ones(len(r), dtype=np.float64), (r, c)), shape=(n_docs, n_terms)).tocsc()
+        c = np.concatenate(cols) if cols else np.zeros(0, np.int32)
+        del rows, cols
+        tf = sparse.coo_matrix((np.ones(len(r), dtype=np.float32), (r, c)), shape=(n_docs, n_terms)).tocsc()
+        del r, c
         tf.sum_duplicates()
         df = np.diff(tf.indptr).astype(np.float64)  # passages containing each term
         self.idf = _rank_bm25_idf(df, n_docs, self.params.epsilon, observed=df > 0)
         avgdl = doc_len.mean() if n_docs and doc_len.sum() > 0 else 1.0
         k1, b = self.params.k1, self.params.b
         norm = k1 * (1 - b + b * doc_len / avgdl)  # per passage
-        data = tf.data
+        data = tf.data.astype(np.float64)
         doc_of = tf.indices
         term_of = np.repeat(np.arange(n_terms), np.diff(tf.indptr))
         weights = self.idf[term_of] * data * (k1 + 1) / (data + norm[doc_of])
@@ -108,12 +111,20 @@ class BM25Index:
         if bigram_keys:
             keys = np.concatenate(bigram_keys)
             brow = np.concatenate(bigram_rows)
-            self.bigram_keys, inverse = np.unique(keys, return_inverse=True)
-            bigrams = sparse.coo_matrix(
-                (np.ones(len(keys), dtype=np.float32), (brow, inverse)), shape=(n_docs, len(self.bigram_keys))
-            ).tocsc()
-            bigrams.data[:] = 1.0  # presence, not count
-            self.bigrams = bigrams
+            del bigram_keys, bigram_rows
+            # Sort once by key: the columns of the bigram matrix are the
+            # distinct keys, so a stable sort gives a CSC layout directly.
+            order = np.argsort(keys, kind="stable")
+            keys = keys[order]
+            brow = brow[order]
+            del order
+            starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+            self.bigram_keys = keys[starts]
+            del keys
+            indptr = np.r_[starts, len(brow)].astype(np.int64)
+            self.bigrams = sparse.csc_matrix(
+                (np.ones(len(brow), dtype=np.float32), brow, indptr), shape=(n_docs, len(self.bigram_keys))
+            )
         else:
             self.bigram_keys = np.zeros(0, dtype=np.int64)
             self.bigrams = sparse.csc_matrix((n_docs, 0), dtype=np.float32)

@@ -82,7 +82,6 @@ class Retriever:
         self.reranker = reranker
         self.default_mode = default_mode
         self._embedder = embedder
-        self._vectors: np.ndarray | None = None
         self._dense = None
         t0 = time.perf_counter()
         self.bm25 = BM25Index.from_texts(
@@ -113,8 +112,7 @@ class Retriever:
 
         t0 = time.perf_counter()
         vectors, embedded = passage_vectors(self.passages, self.embedder, self.library, progress=progress)
-        self._vectors = vectors
-        self._dense = DenseIndex(vectors)
+        self._dense = DenseIndex(vectors)  # keeps its own layout; no second copy here
         self.build_seconds["dense"] = time.perf_counter() - t0
         self.build_seconds["embedded"] = embedded
         return embedded
@@ -125,8 +123,7 @@ class Retriever:
 
         if len(vectors) != len(self.passages):
             raise ValueError(f"{len(vectors)} vectors for {len(self.passages)} passages")
-        self._vectors = np.asarray(vectors, dtype=np.float32)
-        self._dense = DenseIndex(self._vectors)
+        self._dense = DenseIndex(np.asarray(vectors, dtype=np.float32))
 
     @property
     def dense_ready(self) -> bool:
@@ -202,7 +199,7 @@ class Retriever:
         missing = [row for row, _ in bm[:WIDEN_FROM_BM25] if row not in pool]
         if missing:
             query = self.embedder.embed_query(question)
-            sims = self._vectors[missing] @ query
+            sims = self._dense.score_rows(query, missing)
             pool.update({row: float(s) for row, s in zip(missing, sims, strict=True)})
         return sorted(pool.items(), key=lambda item: (-item[1], item[0]))
 
