@@ -116,7 +116,7 @@ def sync_folder(
     files = document_files(folder)
     version = parser_version()
     marker = f"parser:{collection}"
-    if library.fingerprint_marker(marker) not in (None, version):
+    if library.fingerprint_marker(marker) != version:
         # Loaders or chunkers changed since this folder was mirrored: parse it
         # again (vectors stay cached by passage content, so this is cheap).
         for info in library.list_documents(collection):
