@@ -177,3 +177,46 @@ def test_library_and_how_it_works_render(page) -> None:
     page.get_by_role("heading", name="How it works").wait_for()
     page.get_by_text("Last query, stage by stage").wait_for()
     page.screenshot(path=str(SHOTS / "05-how-it-works.png"))
+
+
+HOSTILE_MD = b"""# Beacon memo <b>bold</b> <script>alert(1)</script>
+
+The plan costs 49 dollars a month. <script>alert(1)</script>
+<img src="http://example.invalid/beacon.png" onerror="alert(2)">
+See [click me](javascript:alert(3)) and ![beacon](http://example.invalid/b.png) for the terms.
+
+## Support
+
+Support is by email only.
+"""
+
+
+def test_hostile_document_text_renders_inert(page, tmp_path) -> None:
+    """Script tags, image beacons and javascript: links in a document are
+    shown as text: nothing runs, loads or links."""
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.get_by_role("link", name="Library").click()
+    page.get_by_role("heading", name=re.compile(r"^Documents \(\d+\)$")).wait_for()
+    page.get_by_test_id("stSidebar").get_by_text("My uploads").click()
+    source = tmp_path / "beacon.md"
+    source.write_bytes(HOSTILE_MD)
+    page.locator("[data-testid='stFileUploader'] input[type='file']").set_input_files(str(source))
+    page.get_by_role("button", name="Add to library").click()
+    page.get_by_text(re.compile(r"beacon\.md.*added")).wait_for(timeout=240_000)
+    page.get_by_text("Passages of beacon.md", exact=False).wait_for()
+    viewer = page.locator(".rc-doc").last
+    viewer.wait_for(state="visible")
+    literal = viewer.get_by_text("<script>alert(1)</script>").first
+    literal.wait_for(state="visible")
+    assert literal.is_visible()
+    assert viewer.get_by_text("[click me](javascript:alert(3))").first.is_visible()
+    app = page.locator("[data-testid='stApp']")
+    assert app.locator("script", has_text="alert(1)").count() == 0
+    assert page.locator("script", has_text="alert(").count() == 0
+    assert page.locator("img[src*='example.invalid']").count() == 0
+    assert page.locator("a[href^='javascript:']").count() == 0
+    assert page.locator("[onerror]").count() == 0
+    assert page.locator("b", has_text="bold").count() == 0  # the <b> is text too
+    page.screenshot(path=str(SHOTS / "06-inert-document.png"))
+    assert dialogs == []
