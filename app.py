@@ -48,7 +48,9 @@ def model_status() -> str:
 
 def sidebar() -> None:
     ws = ui.workspace()
-    choices = ws.collection_choices(ui.session_id())
+    owner = ui.session_id()
+    ws.open_session(owner)  # keeps this session's private collection alive, expires ended ones
+    choices = ws.collection_choices(owner)
     with st.sidebar:
         label = st.radio("Collection", list(choices), key="collection-label")
         st.session_state["collection"] = choices[label]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import re
 import threading
+import uuid
 from pathlib import Path
 
 import streamlit as st
@@ -86,14 +87,32 @@ def workspace() -> Workspace:
     return _workspace(str(config.settings().home.resolve()))
 
 
-def session_id() -> str | None:
-    """This browser session's id (the seam for per-session upload collections)."""
-    try:
-        from streamlit.runtime.scriptrunner import get_script_run_ctx
+def session_id() -> str:
+    """Who owns this session's private data (uploads under RAGCORE_ISOLATION=session,
+    the AI log, reviews, exports): the signed-in user where Streamlit's
+    authentication is configured, else this browser session.
 
-        ctx = get_script_run_ctx()
-        return ctx.session_id if ctx else None
-    except Exception:
+    The browser session is a random id kept in ``st.session_state``, not the
+    runtime's session id: every AppTest run shares one runtime id, and a
+    random id cannot be guessed from another session."""
+    user = signed_in_user()
+    if user:
+        return "user:" + user
+    sid = st.session_state.get("_ragcore_session")
+    if not sid:
+        sid = st.session_state["_ragcore_session"] = uuid.uuid4().hex
+    return "browser:" + sid
+
+
+def signed_in_user() -> str | None:
+    """The signed-in user's e-mail (else subject id) under st.login, or None."""
+    try:
+        user = getattr(st, "user", None)
+        if user is None or not user.is_logged_in:
+            return None
+        found = user.get("email") or user.get("sub")
+        return str(found) if found else None
+    except Exception:  # authentication not configured
         return None
 
 

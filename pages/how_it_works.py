@@ -22,11 +22,11 @@ ui.style()
 st.title("How it works")
 st.caption(
     "From a file to a cited answer in six stages. Figures below are live: they describe the collection "
-    f"in use (**{coll}**) and the last question asked."
+    f"in use (**{ui.md(coll)}**) and the last question asked."
 )
 
 ws.ensure_demo()
-facts = ws.facts(coll)
+facts = ws.facts(coll, ui.session_id())
 settings = config.settings()
 
 top = st.columns(4)

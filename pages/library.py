@@ -30,9 +30,19 @@ if coll == DEMO_COLLECTION:
         "The demo collection mirrors the shipped folder corpus/demo. "
         "Choose **My uploads** in the sidebar to add your own documents."
     )
+elif not ws.writable(coll):
+    st.caption("This collection is shared and read-only on this deployment.")
 else:
     st.caption("Your documents. They are parsed, cut into passages and embedded on this machine.")
     limit_mb = config.settings().max_upload_mb
+    if ws.isolated():
+        used_mb = sum(i.size_bytes for i in ws.documents(coll)) / (1024 * 1024)
+        quota_mb = ws.session_quota_bytes() / (1024 * 1024)
+        ttl_h = ws.session_ttl_s() / 3600
+        st.caption(
+            f"Private to you: other visitors cannot see these documents. {used_mb:.1f} MB of "
+            f"{quota_mb:g} MB used; deleted after {ttl_h:g} hours without use."
+        )
     with st.form("upload-form", clear_on_submit=True):
         files = st.file_uploader(
             "Add PDF, TXT or Markdown files",
@@ -98,20 +108,22 @@ names = [i.name for i in infos]
 name = st.selectbox("Document", names, key="library-doc")
 info = next(i for i in infos if i.name == name)
 
-actions = st.columns([2, 2, 3], vertical_alignment="bottom")
-new_chunking = actions[0].selectbox(
-    "Re-chunk with",
-    [c for c in CHUNKINGS if c != "auto"],
-    format_func=CHUNKING_HELP.get,
-    key="rechunk-choice",
-)
-if actions[1].button("Re-chunk", key="rechunk"):
-    with st.spinner(f"Re-chunking {name}…"):
-        count = ws.rechunk(coll, name, new_chunking)
-    st.session_state["library-note"] = f"{name}: {count} passages with {new_chunking} chunking"
-    st.rerun()
-if coll != DEMO_COLLECTION:
-    if actions[2].button("Remove from library", key="remove", icon=":material/delete:"):
+if ws.writable(coll):  # the demo is read-only under session isolation
+    actions = st.columns([2, 2, 3], vertical_alignment="bottom")
+    new_chunking = actions[0].selectbox(
+        "Re-chunk with",
+        [c for c in CHUNKINGS if c != "auto"],
+        format_func=CHUNKING_HELP.get,
+        key="rechunk-choice",
+    )
+    if actions[1].button("Re-chunk", key="rechunk"):
+        with st.spinner(f"Re-chunking {ui.md(name)}…"):
+            count = ws.rechunk(coll, name, new_chunking)
+        st.session_state["library-note"] = f"{name}: {count} passages with {new_chunking} chunking"
+        st.rerun()
+    if coll != DEMO_COLLECTION and actions[2].button(
+        "Remove from library", key="remove", icon=":material/delete:"
+    ):
         ws.remove(coll, name)
         st.session_state["library-note"] = f"Removed {name}"
         st.session_state.pop("outcome", None)  # its citations may point at the removed file

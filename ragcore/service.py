@@ -13,6 +13,7 @@ timings of the last query for the "How it works" page.
 from __future__ import annotations
 
 import json
+import os
 import re
 import tempfile
 import threading
@@ -37,6 +38,11 @@ RESULTS_DIR = EVAL_DIR / "results"
 DEMO_COLLECTION = "demo"
 UPLOADS_COLLECTION = "uploads"
 SESSION_PREFIX = "session:"  # private upload collections when RAGCORE_ISOLATION=session
+# Session settings, read here until they join ragcore.config (see session_quota_bytes, session_ttl_s).
+DEFAULT_SESSION_QUOTA_MB = 200.0
+DEFAULT_SESSION_TTL_HOURS = 24.0
+EXPIRY_INTERVAL_S = 300.0  # look for expired private collections at most this often
+TOUCH_INTERVAL_S = 60.0  # refresh a live private collection's touched_at at most this often
 CHUNKINGS = ("auto", "heading", "sentence", "whole")
 UPLOAD_SUFFIXES = ("pdf", "txt", "md", "markdown", "text")
 DEFAULT_K = 8
@@ -217,6 +223,10 @@ class Workspace:
         self.demo_reports: list[IngestReport] = []
         self.seeded_vectors = 0
         self.last_query: dict[str, Any] | None = None
+        self._last_queries: dict[str | None, dict[str, Any]] = {}  # per session (session isolation)
+        self._touched: dict[str, float] = {}
+        self._expired_at: float | None = None
+        self.expire_sessions()  # private collections of sessions that ended while no app ran
         self.warm_thread: threading.Thread | None = None  # set by the app when it warms up in the background
 
     @property
@@ -284,6 +294,85 @@ class Workspace:
             return SESSION_PREFIX + sha256_hex(session_id)[:16]
         return UPLOADS_COLLECTION
 
+    @staticmethod
+    def isolated() -> bool:
+        """True when RAGCORE_ISOLATION=session: uploads are private per session or user."""
+        return config.settings().isolation == "session"
+
+    @staticmethod
+    def session_quota_bytes() -> int:
+        """Bytes one private collection may hold (RAGCORE_SESSION_QUOTA_MB, default 200)."""
+        return int(_positive_setting("RAGCORE_SESSION_QUOTA_MB", DEFAULT_SESSION_QUOTA_MB) * 1024 * 1024)
+
+    @staticmethod
+    def session_ttl_s() -> float:
+        """Seconds a private collection lives untouched (RAGCORE_SESSION_TTL_HOURS, default 24)."""
+        return _positive_setting("RAGCORE_SESSION_TTL_HOURS", DEFAULT_SESSION_TTL_HOURS) * 3600
+
+    def open_session(self, owner: str | None) -> str:
+        """Called on every run of a session: expires ended sessions' private
+        collections (at most every EXPIRY_INTERVAL_S) and keeps this one's
+        alive; returns the collection the session uploads to."""
+        now = time.monotonic()
+        if self._expired_at is None or now - self._expired_at >= EXPIRY_INTERVAL_S:
+            self.expire_sessions()
+        collection = self.uploads_collection(owner)
+        self.touch(collection)
+        return collection
+
+    def touch(self, collection: str) -> None:
+        """Mark a private collection as in use, so it does not expire while
+        its session lives (written at most every TOUCH_INTERVAL_S)."""
+        if not collection.startswith(SESSION_PREFIX):
+            return
+        now = time.monotonic()
+        last = self._touched.get(collection)
+        if last is not None and now - last < TOUCH_INTERVAL_S:
+            return
+        if collection in self.library.collections():  # a session that never uploaded stores nothing
+            self.library.ensure_collection(collection, owner=collection)
+        self._touched[collection] = now
+
+    def expire_sessions(self, older_than_s: float | None = None) -> list[str]:
+        """Delete private collections untouched for ``older_than_s`` (default
+        RAGCORE_SESSION_TTL_HOURS) with their documents, indexes and kept
+        PDF originals; returns their names."""
+        self._expired_at = time.monotonic()
+        ttl = self.session_ttl_s() if older_than_s is None else older_than_s
+        gone = self.library.expire_collections(SESSION_PREFIX, ttl)
+        if gone:
+            with self._lock:
+                for name in gone:
+                    self._retrievers.pop(name, None)
+                    self._touched.pop(name, None)
+            self._drop_orphan_originals()
+        return gone
+
+    def _drop_orphan_originals(self) -> None:
+        folder = self._originals_dir()
+        if not folder.is_dir():
+            return
+        rows = self.library.connect().execute("SELECT DISTINCT content_hash FROM documents").fetchall()
+        kept = {r[0] for r in rows}
+        for path in folder.glob("*.pdf"):
+            if path.stem not in kept:
+                path.unlink(missing_ok=True)
+
+    def writable(self, collection: str) -> bool:
+        """Whether a session may add, remove or re-chunk in ``collection``:
+        under session isolation only private collections (the demo and the
+        shared uploads are read-only there)."""
+        return not self.isolated() or collection.startswith(SESSION_PREFIX)
+
+    def _check_writable(self, collection: str) -> None:
+        if not self.writable(collection):
+            what = (
+                "the demo collection" if collection == DEMO_COLLECTION else f"the collection {collection!r}"
+            )
+            raise errors.LibraryError(
+                f"{what} is shared and read-only on this deployment; add your own documents under My uploads"
+            )
+
     def collection_choices(self, session_id: str | None = None) -> dict[str, str]:
         """Collections a session may use: label -> collection name."""
         return {"Demo documents": DEMO_COLLECTION, "My uploads": self.uploads_collection(session_id)}
@@ -299,8 +388,10 @@ class Workspace:
         chunking change (keyed by the library's fingerprint)."""
         from .retrieval import Retriever
 
-        fingerprint = self.library.fingerprint(collection)
-        with self._lock:
+        with self._lock, self.library.reading():
+            # Fingerprint and corpus come from one snapshot, so an index is
+            # never filed under a state it was not built from.
+            fingerprint = self.library.fingerprint(collection)
             cached = self._retrievers.get(collection)
             if cached is not None and cached[0] == fingerprint:
                 return cached[1]
@@ -371,6 +462,13 @@ class Workspace:
         if chunking not in CHUNKINGS:
             raise ValueError(f"chunking must be one of {', '.join(CHUNKINGS)}, not {chunking!r}")
         name = safe_name(filename)
+        try:
+            self._check_writable(collection)
+        except errors.LibraryError as exc:
+            return UploadOutcome(name, "rejected", str(exc))
+        refused = self._over_quota(collection, name, len(data))
+        if refused:
+            return UploadOutcome(name, "rejected", refused)
         report = progress or (lambda stage, fraction: None)
         report(f"{name}: parsing", 0.0)
         try:
@@ -404,6 +502,21 @@ class Workspace:
             f"{verb}: {result.passages} passage{'' if result.passages == 1 else 's'}",
             passages=result.passages,
             embedded=embedded,
+        )
+
+    def _over_quota(self, collection: str, name: str, size: int) -> str | None:
+        """Why a file of ``size`` bytes would overfill a private collection
+        (a file replacing one of the same name frees that one's bytes)."""
+        if not collection.startswith(SESSION_PREFIX):
+            return None
+        quota = self.session_quota_bytes()
+        used = sum(i.size_bytes for i in self.documents(collection) if i.name != name)
+        if used + size <= quota:
+            return None
+        mb = 1024 * 1024
+        return (
+            f"your storage quota is {quota / mb:g} MB (RAGCORE_SESSION_QUOTA_MB): {used / mb:.1f} MB in use "
+            f"and this file is {size / mb:.1f} MB; remove documents first"
         )
 
     def _embed_document(self, collection: str, name: str, report: Progress) -> int:
@@ -454,12 +567,14 @@ class Workspace:
         return None
 
     def remove(self, collection: str, name: str) -> bool:
+        self._check_writable(collection)
         return self.library.remove_document(collection, name)
 
     def rechunk(self, collection: str, name: str, chunking: str, progress: Progress | None = None) -> int:
         """Re-cut one document with another strategy and embed its new passages."""
         if chunking not in CHUNKINGS:
             raise ValueError(f"chunking must be one of {', '.join(CHUNKINGS)}, not {chunking!r}")
+        self._check_writable(collection)
         count = self.library.rechunk(collection, name, chunking)
         self._embed_document(collection, name, progress or (lambda stage, fraction: None))
         return count
@@ -576,7 +691,7 @@ class Workspace:
             if not retriever.passages:
                 notes.append("this collection has no documents yet: add some on the Library page")
             outcome = AskOutcome(question, collection, mode, [], None, None, notes, timings)
-            self._remember(outcome, started)
+            self._remember(outcome, started, session)
             return outcome
         t0 = time.perf_counter()
         result = answer_question(
@@ -596,7 +711,7 @@ class Workspace:
         outcome = AskOutcome(
             question, collection, mode, hits, result.answer, result.lens, notes, timings, whole
         )
-        self._remember(outcome, started)
+        self._remember(outcome, started, session)
         return outcome
 
     def relens(self, outcome: AskOutcome, lens: str) -> AskOutcome:
@@ -625,9 +740,9 @@ class Workspace:
                 answer.header = outcome.answer.header
         return replace(outcome, lens=found, answer=answer)
 
-    def _remember(self, outcome: AskOutcome, started: float) -> None:
+    def _remember(self, outcome: AskOutcome, started: float, session: str | None = None) -> None:
         outcome.timings_ms["total"] = (time.perf_counter() - started) * 1000
-        self.last_query = {
+        self.last_query = self._last_queries[session] = {
             "question": outcome.question,
             "collection": outcome.collection,
             "mode": outcome.mode,
@@ -695,11 +810,18 @@ class Workspace:
     def review(
         self, session: str | None, call_id: int, item_ref: str, decision: str, edited_text: str | None = None
     ) -> None:
-        """Record accept / edit / reject of one item of a logged call."""
-        self.ai_log(session).record_review(call_id, item_ref, decision, edited_text)
+        """Record accept / edit / reject of one item of a logged call of this session."""
+        self._own_call(session, call_id).record_review(call_id, item_ref, decision, edited_text)
 
     def decisions(self, session: str | None, call_id: int) -> dict[str, str]:
-        return self.ai_log(session).decisions(call_id)
+        return self._own_call(session, call_id).decisions(call_id)
+
+    def _own_call(self, session: str | None, call_id: int) -> Any:
+        """The AI log of ``session``, after checking the call is the session's own."""
+        log = self.ai_log(session)
+        if log.call(call_id).session != (session or "default"):
+            raise errors.LibraryError(f"no AI call with id {call_id} in this session's log")
+        return log
 
     def ai_calls(self, session: str | None) -> list[Any]:
         return self.ai_log(session).calls(session or "default")
@@ -851,8 +973,10 @@ class Workspace:
 
     # ------------------------------------------------------ how it works
 
-    def facts(self, collection: str) -> CollectionFacts:
-        """Live figures of ``collection`` for the "How it works" page."""
+    def facts(self, collection: str, session: str | None = None) -> CollectionFacts:
+        """Live figures of ``collection`` for the "How it works" page; the
+        last query is the session's own under session isolation (another
+        visitor's question is never shown), else the last of any session."""
         infos = self.documents(collection)
         retriever = self.retriever(collection)
         chunkings: dict[str, int] = {}
@@ -861,6 +985,7 @@ class Workspace:
             chunkings[info.chunking] = chunkings.get(info.chunking, 0) + 1
             kinds[info.kind] = kinds.get(info.kind, 0) + 1
         embedder = self._embedder or (retriever.embedder if retriever.dense_ready else None)
+        last = self._last_queries.get(session) if self.isolated() else self.last_query
         return CollectionFacts(
             collection=collection,
             documents=len(infos),
@@ -873,10 +998,21 @@ class Workspace:
             dense_ready=retriever.dense_ready,
             reranker_status=getattr(self.reranker, "status", "none configured"),
             build_seconds=dict(retriever.build_seconds),
-            last_query=self.last_query
-            if self.last_query and self.last_query["collection"] == collection
-            else None,
+            last_query=last if last and last["collection"] == collection else None,
         )
+
+
+def _positive_setting(name: str, default: float) -> float:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be a number, not {raw!r}") from None
+    if not value > 0:
+        raise ValueError(f"{name} must be greater than 0, not {raw!r}")
+    return value
 
 
 # ----------------------------------------------------------------- runs

@@ -226,6 +226,133 @@ def test_uploads_collection_is_private_per_session_only_when_isolated(
     assert workspace.collection_choices("session-a")["My uploads"] == a
 
 
+def _snapshot(workspace: Workspace) -> list:
+    conn = workspace.library.connect()
+    return [
+        conn.execute("SELECT name FROM collections ORDER BY name").fetchall(),
+        conn.execute("SELECT collection, name, content_hash FROM documents ORDER BY id").fetchall(),
+        conn.execute("SELECT COUNT(*) FROM passages").fetchall(),
+    ]
+
+
+def test_upload_past_the_session_quota_is_refused_and_changes_nothing(
+    workspace: Workspace, monkeypatch
+) -> None:
+    monkeypatch.setenv("RAGCORE_ISOLATION", "session")
+    quota = len(SLA_MD) + len(PRICING_MD) - 1  # both files do not fit, by one byte
+    monkeypatch.setenv("RAGCORE_SESSION_QUOTA_MB", repr(quota / (1024 * 1024)))
+    assert workspace.session_quota_bytes() == quota
+    mine = workspace.uploads_collection("browser-a")
+    assert workspace.upload(mine, "sla.md", SLA_MD).ok
+    before = _snapshot(workspace)
+    refused = workspace.upload(mine, "pricing.md", PRICING_MD)
+    assert refused.status == "rejected"
+    assert "quota" in refused.message and "RAGCORE_SESSION_QUOTA_MB" in refused.message
+    assert "remove documents first" in refused.message
+    assert _snapshot(workspace) == before
+    # Replacing a document frees its own bytes first: a same-size new version fits.
+    assert workspace.upload(mine, "sla.md", SLA_MD.replace(b"99.9%", b"99.5%")).status == "replaced"
+    # The quota is per private collection; the shared collections have none.
+    assert workspace.upload(workspace.uploads_collection("browser-b"), "sla.md", SLA_MD).ok
+    monkeypatch.setenv("RAGCORE_ISOLATION", "shared")
+    assert workspace.upload("uploads", "pricing.md", PRICING_MD).ok
+
+
+@pytest.mark.parametrize("value", ["lots", "0", "-3"])
+def test_session_settings_must_be_positive_numbers(workspace: Workspace, monkeypatch, value: str) -> None:
+    monkeypatch.setenv("RAGCORE_SESSION_QUOTA_MB", value)
+    monkeypatch.setenv("RAGCORE_SESSION_TTL_HOURS", value)
+    with pytest.raises(ValueError, match="RAGCORE_SESSION_QUOTA_MB"):
+        workspace.session_quota_bytes()
+    with pytest.raises(ValueError, match="RAGCORE_SESSION_TTL_HOURS"):
+        workspace.session_ttl_s()
+
+
+def test_session_settings_defaults(workspace: Workspace, monkeypatch) -> None:
+    monkeypatch.delenv("RAGCORE_SESSION_QUOTA_MB", raising=False)
+    monkeypatch.delenv("RAGCORE_SESSION_TTL_HOURS", raising=False)
+    assert workspace.session_quota_bytes() == 200 * 1024 * 1024
+    assert workspace.session_ttl_s() == 24 * 3600
+
+
+def _age(workspace: Workspace, collection: str, seconds: float) -> None:
+    conn = workspace.library.connect()
+    conn.execute("UPDATE collections SET touched_at = touched_at - ? WHERE name = ?", (seconds, collection))
+    if conn.in_transaction:
+        conn.commit()
+
+
+def test_private_collections_of_ended_sessions_expire_and_live_ones_stay(
+    workspace: Workspace, tmp_path: Path, monkeypatch
+) -> None:
+    monkeypatch.setenv("RAGCORE_ISOLATION", "session")
+    monkeypatch.setenv("RAGCORE_SESSION_TTL_HOURS", "1")
+    workspace.ensure_demo()
+    ended, live = workspace.uploads_collection("browser-ended"), workspace.uploads_collection("browser-live")
+    pdf = make_pdf([["Confidential board minutes", "Revenue grew by a fifth."]])
+    assert workspace.upload(ended, "minutes.pdf", pdf).ok
+    assert workspace.upload(ended, "sla.md", SLA_MD).ok
+    assert workspace.upload(live, "pricing.md", PRICING_MD).ok
+    workspace.retriever(ended)
+    original = workspace.home / "originals" / f"{hashlib.sha256(pdf).hexdigest()}.pdf"
+    assert original.is_file()
+    _age(workspace, ended, 2 * 3600)
+    _age(workspace, live, 2 * 3600)
+    _age(workspace, DEMO_COLLECTION, 2 * 3600)
+    # The live session comes back (any run of its page), so its collection is touched.
+    assert workspace.open_session("browser-live") == live
+
+    assert workspace.expire_sessions() == [ended]
+    assert ended not in workspace.library.collections() and workspace.documents(ended) == []
+    assert ended not in workspace._retrievers
+    assert not original.exists()  # its kept PDF went with it
+    assert [d.name for d in workspace.documents(live)] == ["pricing.md"]
+    assert DEMO_COLLECTION in workspace.library.collections()  # shared: never expires
+    assert workspace.expire_sessions() == []
+
+    # A Workspace starting up expires what ended while no app ran.
+    _age(workspace, live, 2 * 3600)
+    restarted = Workspace(workspace.home, demo_dir=workspace.demo_dir, embedder=HashEmbedder())
+    assert live not in restarted.library.collections()
+
+
+def test_a_session_without_uploads_stores_nothing(workspace: Workspace, monkeypatch) -> None:
+    monkeypatch.setenv("RAGCORE_ISOLATION", "session")
+    before = workspace.library.collections()
+    mine = workspace.open_session("browser-idle")
+    assert mine.startswith(SESSION_PREFIX) and workspace.library.collections() == before
+
+
+def test_demo_and_shared_collections_are_read_only_in_session_mode(workspace: Workspace, monkeypatch) -> None:
+    workspace.ensure_demo()
+    monkeypatch.setenv("RAGCORE_ISOLATION", "session")
+    before = _snapshot(workspace)
+    assert not workspace.writable(DEMO_COLLECTION) and not workspace.writable("uploads")
+    assert workspace.writable(workspace.uploads_collection("browser-a"))
+    refused = workspace.upload(DEMO_COLLECTION, "extra.md", b"# Extra\n\nMore text.\n")
+    assert refused.status == "rejected" and "read-only" in refused.message
+    assert workspace.upload("uploads", "extra.md", b"# Extra\n\nMore text.\n").status == "rejected"
+    with pytest.raises(errors.LibraryError, match="demo collection is shared and read-only"):
+        workspace.remove(DEMO_COLLECTION, "pricing.md")
+    with pytest.raises(errors.LibraryError, match="read-only"):
+        workspace.rechunk(DEMO_COLLECTION, "pricing.md", "whole")
+    assert _snapshot(workspace) == before
+    # Run by one person (shared mode) the library stays writable, the demo included.
+    monkeypatch.setenv("RAGCORE_ISOLATION", "shared")
+    assert workspace.writable(DEMO_COLLECTION)
+    assert workspace.rechunk(DEMO_COLLECTION, "pricing.md", "whole") == 1
+
+
+def test_last_query_is_per_session_when_isolated(workspace: Workspace, monkeypatch) -> None:
+    workspace.ensure_demo()
+    monkeypatch.setenv("RAGCORE_ISOLATION", "session")
+    workspace.ask(DEMO_COLLECTION, "What uptime is guaranteed?", mode="bm25", env={}, session="a")
+    assert workspace.facts(DEMO_COLLECTION, "a").last_query["question"] == "What uptime is guaranteed?"
+    assert workspace.facts(DEMO_COLLECTION, "b").last_query is None
+    monkeypatch.setenv("RAGCORE_ISOLATION", "shared")
+    assert workspace.facts(DEMO_COLLECTION, "b").last_query["question"] == "What uptime is guaranteed?"
+
+
 # ------------------------------------------------------------- the viewer
 
 
@@ -343,7 +470,7 @@ def test_related_passages_come_from_other_documents(workspace: Workspace) -> Non
 
 
 def test_demo_vectors_are_seeded_so_nothing_is_embedded(tmp_path: Path) -> None:
-    from ragcore.retrieval.vectors import save_precomputed
+    from ragcore.retrieval.vectors import passage_vectors, save_precomputed
 
     demo = tmp_path / "demo"
     demo.mkdir()
@@ -354,7 +481,9 @@ def test_demo_vectors_are_seeded_so_nothing_is_embedded(tmp_path: Path) -> None:
     first.ensure_demo()
     first.ensure_dense(DEMO_COLLECTION)
     retriever = first.retriever(DEMO_COLLECTION)
-    save_precomputed(tmp_path / "demo.npz", retriever.passages, retriever._vectors, HashEmbedder.model_id)
+    vectors, embedded = passage_vectors(retriever.passages, first.embedder, first.library)
+    assert embedded == 0  # all cached by ensure_dense
+    save_precomputed(tmp_path / "demo.npz", retriever.passages, vectors, HashEmbedder.model_id)
 
     embedder = HashEmbedder()
     second = Workspace(tmp_path / "b", demo_dir=demo, embedder=embedder, demo_vectors=tmp_path / "demo.npz")
@@ -508,6 +637,12 @@ def test_model_answer_is_logged_reviewed_and_exported(workspace: Workspace, monk
     assert "Business: $999 a month." in workspace.export_accepted("s1", "markdown")
     workspace.review("s1", call_id, "answer", "rejected")
     assert json.loads(workspace.export_accepted("s1", "json")) == []
+    # Another session can neither review this call nor read its decisions.
+    with pytest.raises(errors.LibraryError, match="this session's log"):
+        workspace.review("s2", call_id, "answer", "accepted")
+    with pytest.raises(errors.LibraryError, match="this session's log"):
+        workspace.decisions("s2", call_id)
+    assert workspace.decisions("s1", call_id) == {"answer": "rejected"}
     with pytest.raises(ValueError, match="format"):
         workspace.export_accepted("s1", "csv")
 
