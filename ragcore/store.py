@@ -253,25 +253,8 @@ class Library:
                     )
                 conn.execute("DELETE FROM documents WHERE id = ?", (existing[0],))
                 status = "replaced"
-            cur = conn.execute(
-                "INSERT INTO documents (collection, name, title, kind, content_hash, size_bytes, added_at, "
-                "chunking, text, line_pages, control_first, control_last) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                (
-                    collection,
-                    doc.name,
-                    doc.title,
-                    doc.kind,
-                    doc.content_hash,
-                    doc.size_bytes,
-                    time.time(),
-                    strategy,
-                    doc.text,
-                    json.dumps(list(doc.line_pages)),
-                    doc.control_lines[0] if doc.control_lines else None,
-                    doc.control_lines[1] if doc.control_lines else None,
-                ),
-            )
-            self._insert_passages(conn, cur.lastrowid, passages)
+            doc_id = self._insert_document(conn, collection, doc, strategy, time.time())
+            self._insert_passages(conn, doc_id, passages)
         return AddResult(doc.name, status, len(passages))
 
     def add_documents_bulk(self, collection: str, docs: list[Document], chunking: str = "auto") -> int:
@@ -284,25 +267,8 @@ class Library:
             for doc in docs:
                 strategy = resolve_strategy(doc, chunking)
                 passages = chunk_document(doc, strategy)
-                cur = conn.execute(
-                    "INSERT INTO documents (collection, name, title, kind, content_hash, size_bytes, added_at, "
-                    "chunking, text, line_pages, control_first, control_last) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                    (
-                        collection,
-                        doc.name,
-                        doc.title,
-                        doc.kind,
-                        doc.content_hash,
-                        doc.size_bytes,
-                        now,
-                        strategy,
-                        doc.text,
-                        json.dumps(list(doc.line_pages)),
-                        doc.control_lines[0] if doc.control_lines else None,
-                        doc.control_lines[1] if doc.control_lines else None,
-                    ),
-                )
-                self._insert_passages(conn, cur.lastrowid, passages)
+                doc_id = self._insert_document(conn, collection, doc, strategy, now)
+                self._insert_passages(conn, doc_id, passages)
                 total += len(passages)
         return total
 
@@ -340,6 +306,30 @@ class Library:
     def set_fingerprint_marker(self, collection: str, marker: str) -> None:
         with self._tx() as conn:
             conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (f"marker:{collection}", marker))
+
+    @staticmethod
+    def _insert_document(
+        conn: sqlite3.Connection, collection: str, doc: Document, strategy: str, added_at: float
+    ) -> int:
+        cur = conn.execute(
+            "INSERT INTO documents (collection, name, title, kind, content_hash, size_bytes, added_at, "
+            "chunking, text, line_pages, control_first, control_last) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                collection,
+                doc.name,
+                doc.title,
+                doc.kind,
+                doc.content_hash,
+                doc.size_bytes,
+                added_at,
+                strategy,
+                doc.text,
+                json.dumps(list(doc.line_pages)),
+                doc.control_lines[0] if doc.control_lines else None,
+                doc.control_lines[1] if doc.control_lines else None,
+            ),
+        )
+        return int(cur.lastrowid)
 
     @staticmethod
     def _insert_passages(conn: sqlite3.Connection, doc_id: int, passages: Iterable[Passage]) -> None:

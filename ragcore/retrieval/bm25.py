@@ -42,10 +42,15 @@ class BM25Params:
     heading_weight: float = 0.5
     adjacency_weight: float = 0.5
     stemming: bool = True
+    # rank_bm25 floors only negative idf, so a term in exactly half the
+    # passages (idf 0) can never be found: in a two-passage upload, half the
+    # words. We floor idf <= 0; plain() restores rank_bm25's rule exactly.
+    floor_zero_idf: bool = True
 
     def plain(self) -> BM25Params:
-        """The same parameters with both bonuses off."""
-        return BM25Params(self.k1, self.b, self.epsilon, 0.0, 0.0, self.stemming)
+        """rank_bm25's conventions exactly: both bonuses off, only negative
+        idf floored."""
+        return BM25Params(self.k1, self.b, self.epsilon, 0.0, 0.0, self.stemming, floor_zero_idf=False)
 
 
 class BM25Index:
@@ -96,7 +101,7 @@ class BM25Index:
         del r, c
         tf.sum_duplicates()
         df = np.diff(tf.indptr).astype(np.float64)  # passages containing each term
-        self.idf = _rank_bm25_idf(df, n_docs, self.params.epsilon, observed=df > 0)
+        self.idf = _rank_bm25_idf(df, n_docs, self.params.epsilon, df > 0, self.params.floor_zero_idf)
         avgdl = doc_len.mean() if n_docs and doc_len.sum() > 0 else 1.0
         k1, b = self.params.k1, self.params.b
         norm = k1 * (1 - b + b * doc_len / avgdl)  # per passage
@@ -192,14 +197,20 @@ def top_k(scores: np.ndarray, k: int) -> list[tuple[int, float]]:
     return [(int(positive[i]), float(scores[positive[i]])) for i in order]
 
 
-def _rank_bm25_idf(df: np.ndarray, n_docs: int, epsilon: float, observed: np.ndarray) -> np.ndarray:
+def _rank_bm25_idf(
+    df: np.ndarray, n_docs: int, epsilon: float, observed: np.ndarray, floor_zero: bool = False
+) -> np.ndarray:
     """rank_bm25's idf: the mean is taken over terms seen in passages, and a
-    negative idf becomes epsilon times that mean."""
+    negative idf becomes epsilon times that mean. With ``floor_zero`` an idf
+    of exactly 0 is floored too, to at least 1e-3 so a match always counts."""
     idf = np.zeros(len(df), dtype=np.float64)
     if not observed.any():
         return idf
     raw = np.log(n_docs - df[observed] + 0.5) - np.log(df[observed] + 0.5)
     floor = epsilon * raw.mean()
-    raw = np.where(raw < 0, floor, raw)
+    if floor_zero:
+        raw = np.where(raw <= 0, max(floor, 1e-3), raw)
+    else:
+        raw = np.where(raw < 0, floor, raw)
     idf[observed] = raw
     return idf

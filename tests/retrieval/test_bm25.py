@@ -65,3 +65,13 @@ def test_empty_index_and_unknown_words():
     assert BM25Index.from_texts([]).search("anything") == []
     idx = _index(["alpha beta"])
     assert idx.search("gamma") == []
+
+
+def test_default_finds_a_word_in_half_the_passages():
+    # rank_bm25's idf is exactly 0 here; the default floors it so an upload of
+    # two sections is still searchable.
+    idx = BM25Index.from_texts(["refund window is thirty days", "uptime commitment"])
+    assert idx.search("refund")[0][0] == 0
+    assert (
+        BM25Index.from_texts(["refund window", "uptime"], params=BM25Params().plain()).search("refund") == []
+    )

@@ -25,7 +25,7 @@ def _random_corpus(seed: int, n_docs: int = 300, vocab: int = 60) -> list[list[s
 @pytest.mark.parametrize(("k1", "b"), [(1.2, 0.75), (0.9, 0.4), (1.5, 1.0)])
 def test_scores_equal_rank_bm25(seed, k1, b):
     docs = _random_corpus(seed)
-    ours = BM25Index(docs, params=BM25Params(k1=k1, b=b, heading_weight=0, adjacency_weight=0))
+    ours = BM25Index(docs, params=BM25Params(k1=k1, b=b).plain())
     ref = BM25Okapi(docs, k1=k1, b=b, epsilon=0.25)
     rng = random.Random(seed + 100)
     for _ in range(20):
@@ -58,3 +58,12 @@ def test_real_text_tokens_equal_rank_bm25():
     for q in ("how much is the business plan", "when is it clean", "99.99% uptime", "$999"):
         qt = tokenize(q)
         np.testing.assert_allclose(ours.scores(qt), ref.get_scores(qt), atol=1e-12)
+
+
+def test_two_document_corpus_equals_rank_bm25_in_plain_mode():
+    # A term in exactly half the documents has idf 0 under rank_bm25.
+    docs = [["alpha", "beta"], ["gamma"]]
+    ours = BM25Index(docs, params=BM25Params().plain())
+    ref = BM25Okapi(docs, k1=1.2, b=0.75)
+    np.testing.assert_allclose(ours.scores(["alpha"]), ref.get_scores(["alpha"]), atol=1e-12)
+    assert ours.scores(["alpha"]).max() == 0.0
