@@ -597,6 +597,43 @@ def _lens_kind(lens: Any) -> str | None:
     return str(getattr(lens, "kind", lens))
 
 
+def log_call(
+    log: AiLog | None,
+    kind: str,
+    config: ModelConfig,
+    lens_kind: str | None,
+    passage_ids: list[str],
+    question: str,
+    prompt_chars: int,
+    outcome: str,
+    detail: str,
+    result: CallResult | None,
+    items: dict | None = None,
+) -> int | None:
+    """Record one model call (or a call the spending cap blocked, which sent
+    nothing) in the AI log; returns its id, or None without a log."""
+    if log is None:
+        return None
+    blocked = outcome == "blocked_spend_cap"
+    return log.record_call(
+        kind=kind,
+        model=config.model,
+        lens=lens_kind,
+        passage_ids=[] if blocked else passage_ids,
+        question=question,
+        prompt_chars=0 if blocked else prompt_chars,
+        response_chars=len(result.text) if result else 0,
+        prompt_tokens=result.prompt_tokens if result else None,
+        completion_tokens=result.completion_tokens if result else None,
+        cost_usd=result.cost_usd if result else None,
+        cost_source=result.cost_source if result else None,
+        duration_ms=result.duration_ms if result else None,
+        outcome=outcome,
+        detail=detail,
+        items=items,
+    )
+
+
 def model_answer(
     question: str,
     hits: Sequence[Hit],
@@ -630,24 +667,9 @@ def model_answer(
     lens_kind = _lens_kind(lens)
 
     def record(outcome: str, detail: str, result: CallResult | None, answer: Answer | None) -> int | None:
-        if log is None:
-            return None
-        return log.record_call(
-            kind="answer",
-            model=config.model,
-            lens=lens_kind,
-            passage_ids=[] if outcome == "blocked_spend_cap" else ids,
-            question=question,
-            prompt_chars=0 if outcome == "blocked_spend_cap" else chars,
-            response_chars=len(result.text) if result else 0,
-            prompt_tokens=result.prompt_tokens if result else None,
-            completion_tokens=result.completion_tokens if result else None,
-            cost_usd=result.cost_usd if result else None,
-            cost_source=result.cost_source if result else None,
-            duration_ms=result.duration_ms if result else None,
-            outcome=outcome,
-            detail=detail,
-            items={"answer": {**answer.to_json(), "question": question}} if answer else None,
+        items = {"answer": {**answer.to_json(), "question": question}} if answer else None
+        return log_call(
+            log, "answer", config, lens_kind, ids, question, chars, outcome, detail, result, items
         )
 
     try:

@@ -29,6 +29,7 @@ from ragcore.answer.llm import (
     SpendTracker,
     call_model,
     citation_list,
+    log_call,
     parse_json_reply,
 )
 from ragcore.answer.prompt import prompt_chars, study_messages
@@ -291,25 +292,10 @@ def generate_study_items(
     chars = prompt_chars(messages)
     ids = [h.passage.id for h in hits]
 
+    lens_kind = None if lens is None else str(getattr(lens, "kind", lens))
+
     def record(outcome: str, detail: str, result: CallResult | None) -> int | None:
-        if log is None:
-            return None
-        return log.record_call(
-            kind="study",
-            model=config.model,
-            lens=None if lens is None else str(getattr(lens, "kind", lens)),
-            passage_ids=[] if outcome == "blocked_spend_cap" else ids,
-            question=topic,
-            prompt_chars=0 if outcome == "blocked_spend_cap" else chars,
-            response_chars=len(result.text) if result else 0,
-            prompt_tokens=result.prompt_tokens if result else None,
-            completion_tokens=result.completion_tokens if result else None,
-            cost_usd=result.cost_usd if result else None,
-            cost_source=result.cost_source if result else None,
-            duration_ms=result.duration_ms if result else None,
-            outcome=outcome,
-            detail=detail,
-        )
+        return log_call(log, "study", config, lens_kind, ids, topic, chars, outcome, detail, result)
 
     try:
         result = call_model(
