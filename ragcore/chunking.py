@@ -49,6 +49,7 @@ def chunk_document(doc: Document, strategy: str = "auto") -> list[Passage]:
 
 # ------------------------------------------------------------------ headings
 
+_NON_SPACE = re.compile(r"\S")
 _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
@@ -251,12 +252,13 @@ def _split_words(text: str, start: int, end: int, limit: int) -> list[tuple[int,
 def _make(doc: Document, index: int, start: int, end: int, label: str, chunking: str) -> Passage | None:
     """A passage over text[start:end] trimmed of surrounding white space."""
     text = doc.text
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    if start >= end:
+    # Regex and rstrip run in C: a span of thousands of spaces (deeply indented
+    # text) must not be walked one character at a time.
+    m = _NON_SPACE.search(text, start, end)
+    if m is None:
         return None
+    start = m.start()
+    end = start + len(text[start:end].rstrip())
     first = doc.line_at(start)
     last = doc.line_at(end - 1)
     return Passage(

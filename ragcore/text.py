@@ -89,6 +89,9 @@ _ABBREVIATIONS = frozenset(
 _SENTENCE_END = re.compile(r"[.!?][\"')\]]*(?=\s)|\n(?=\s*\n)|\n(?=\s*(?:[-*+]|\d+[.)])\s)|\n(?=#)")
 
 
+_SPACES = re.compile(r"[ \t\r\n]*")
+
+
 def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
     """Character spans (start, end) of the sentences in ``text[start:end]``.
 
@@ -109,8 +112,7 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
             if prev in _ABBREVIATIONS or (len(prev) == 1 and prev.isalpha()) or prev.isdigit():
                 continue
         # swallow following white space into this sentence
-        while stop < end and text[stop] in " \t\r\n":
-            stop += 1
+        stop = min(_SPACES.match(text, stop, end).end(), end) if stop < end else stop
         if stop > cursor:
             spans.append((cursor, stop))
             cursor = stop
