@@ -22,6 +22,8 @@ DEFAULTS: dict[str, str | None] = {
     "RAGCORE_SESSION_QUOTA_MB": "200",  # isolation=session: storage per private collection
     "RAGCORE_SESSION_TTL_HOURS": "24",  # isolation=session: idle private collections expire
     "RAGCORE_RESULTS_DIR": None,  # stored evaluation runs; unset: eval/results in the project
+    "RAGCORE_INDEX": None,  # unset/"embedded", "milvus:PATH" or http(s)://HOST:19530 (retrieval/backends)
+    "RAGCORE_MILVUS_TOKEN": None,  # a Milvus server's token; never logged or printed
 }
 
 

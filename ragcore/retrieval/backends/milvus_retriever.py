@@ -1,0 +1,246 @@
+"""The retriever's interface over a Milvus index.
+
+Same modes, same ``SearchResult``, same per-stage traces as the embedded
+retriever; only where the signals run changes. BM25 and dense rankings come
+from Milvus; hybrid is fused by the project's own fusion when it is the
+configured default (``agreement``), and by Milvus's RRF or weighted ranker
+when the fusion method is ``rrf`` or ``convex``. Milvus's weighted ranker
+normalises scores with arctan, not min-max, so ``convex`` orders can differ
+from the embedded ones.
+
+The passages and their vectors are synchronised into Milvus on first use
+(``ensure_dense``): new passages are embedded (or read from the vector
+cache) and inserted, vanished ones deleted.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from ...records import Passage, StageTrace
+from ..protocols import EmbedderLike, Mode, PassageSource, RerankerLike, VectorCache
+from ..results import CallLog
+from ..retriever import CANDIDATES, RERANK_DEPTH, WIDEN_FROM_BM25, FusionConfig, Retriever, _check_mode
+from ..vectors import passage_vectors
+from . import IndexTarget
+from . import milvus_schema as schema
+from .milvus import MilvusIndex, Ranked, SyncReport
+
+Ranking = list[tuple[int, float]]
+
+
+class MilvusRetriever(Retriever):
+    """Searches one corpus whose index lives in Milvus.
+
+    ``keyed_by_content``: the Milvus collection is named by the hash of the
+    passages (a ``--corpus`` folder: re-used while the folder is unchanged);
+    otherwise by the library collection's name (kept in step by ``sync``).
+    """
+
+    def __init__(
+        self,
+        corpus: PassageSource,
+        target: IndexTarget,
+        *,
+        collection: str,
+        keyed_by_content: bool = False,
+        vector_cache: VectorCache | None = None,
+        embedder: EmbedderLike | None = None,
+        fusion_config: FusionConfig | None = None,
+        reranker: RerankerLike | None = None,
+        default_mode: Mode = "hybrid",
+    ) -> None:
+        # No super().__init__(): BM25 and the vectors live in Milvus, not here.
+        self.corpus = corpus
+        self.passages: list[Passage] = corpus.passages
+        self.vector_cache = vector_cache
+        self.fusion = fusion_config or FusionConfig()
+        self.reranker = reranker
+        self.default_mode: Mode = _check_mode(default_mode)
+        self._embedder = embedder
+        self._dense = None
+        self._dense_build = threading.Lock()
+        self.bm25 = None
+        self.build_seconds: dict[str, float] = {}
+        self.target = target
+        self.collection = collection
+        self.keyed_by_content = keyed_by_content
+        self.index: MilvusIndex | None = None
+        self.sync_report: SyncReport | None = None
+        self._given: np.ndarray | None = None
+        self._keys: list[str] = []
+        self._rows: dict[str, int] = {}
+
+    # ------------------------------------------------------------ syncing
+
+    def set_vectors(self, vectors: np.ndarray) -> None:
+        """Use these passage vectors (row-aligned with ``passages``) for the
+        passages Milvus does not hold yet."""
+        if len(vectors) != len(self.passages):
+            raise ValueError(f"{len(vectors)} vectors for {len(self.passages)} passages")
+        self._given = np.asarray(vectors, dtype=np.float32)
+
+    @property
+    def dense_ready(self) -> bool:
+        return self.index is not None
+
+    def ensure_dense(self, progress: Callable[[int, int], None] | None = None) -> int:
+        """Bring the Milvus collection in step with the passages; returns how
+        many passages were embedded now."""
+        if self.index is not None:
+            return 0
+        with self._dense_build:
+            if self.index is not None:
+                return 0
+            t0 = time.perf_counter()
+            model_id = getattr(self.embedder, "model_id", "given") if self._given is None else "given"
+            keys = [schema.passage_key(p, model_id) for p in self.passages]
+            dim = self._dim()
+            name = (
+                schema.folder_collection_name(schema.content_key(keys), dim)
+                if self.keyed_by_content
+                else schema.collection_name(self.collection, dim)
+            )
+            index = MilvusIndex(self.target, name, dim)
+            embedded = [0]
+            report = index.sync(self.passages, keys, self._vectors_for(embedded, progress), self.collection)
+            if self.keyed_by_content:
+                self._drop_previous(index)
+            self._keys, self._rows = keys, {k: i for i, k in enumerate(keys)}
+            self.sync_report = report
+            self.build_seconds["dense"] = time.perf_counter() - t0
+            self.build_seconds["embedded"] = embedded[0]
+            self.index = index
+            return embedded[0]
+
+    def _dim(self) -> int:
+        if self._given is not None:
+            return int(self._given.shape[1])
+        dim = getattr(self.embedder, "dim", None)
+        return int(dim) if dim else len(self.embedder.embed_query("dimension"))
+
+    def _vectors_for(
+        self, embedded: list[int], progress: Callable[[int, int], None] | None
+    ) -> Callable[[list[int]], np.ndarray]:
+        done = [0]
+
+        def vectors_for(rows: list[int]) -> np.ndarray:
+            if self._given is not None:
+                out = self._given[rows]
+            else:
+                chunk = [self.passages[i] for i in rows]
+                out, new = passage_vectors(chunk, self.embedder, self.vector_cache)
+                embedded[0] += new
+            done[0] += len(rows)
+            if progress:
+                progress(done[0], len(self.passages))
+            return out
+
+        return vectors_for
+
+    def _drop_previous(self, index: MilvusIndex) -> None:
+        """A folder's older content-keyed collection is dropped once its new
+        one is complete."""
+        key = f"folder:{self.collection}"
+        previous = index.meta(key)
+        if previous and previous != index.name:
+            MilvusIndex(self.target, previous, index.dim).drop()
+        index.set_meta(key, index.name)
+
+    def _index(self) -> MilvusIndex:
+        self.ensure_dense()
+        assert self.index is not None
+        return self.index
+
+    def _to_rows(self, ranked: Ranked) -> Ranking:
+        """Milvus keys as rows of ``passages``; keys of passages this
+        retriever does not hold (another process's newer state) are skipped."""
+        return [(self._rows[key], score) for key, score in ranked if key in self._rows]
+
+    # ------------------------------------------------------------ signals
+
+    def _bm25_ranking(self, question: str, k: int, log: CallLog | None = None) -> Ranking:
+        log = log if log is not None else CallLog()
+        index = self._index()
+        with log.timed("bm25"):
+            return self._to_rows(index.bm25(question, k))
+
+    def _dense_ranking(self, question: str, k: int, log: CallLog | None = None) -> Ranking:
+        log = log if log is not None else CallLog()
+        index = self._index()
+        with log.timed("embed_query"):
+            query = self.embedder.embed_query(question)
+        with log.timed("dense"):
+            return self._to_rows(index.dense(query, k))
+
+    def _rank(
+        self, question: str, mode: Mode, k: int, log: CallLog
+    ) -> tuple[Ranking, dict[str, dict[int, StageTrace]]]:
+        if mode not in ("hybrid", "rerank") or self.fusion.method == "agreement":
+            return super()._rank(question, mode, k, log)
+        bm = self._bm25_ranking(question, CANDIDATES, log)
+        dn = self._dense_ranking(question, CANDIDATES, log)
+        traces = {"bm25": _trace(bm), "dense": _trace(dn)}
+        with log.timed("fuse"):
+            final = self._milvus_hybrid(question, max(k, CANDIDATES))
+        traces["fused"] = _trace(final)
+        if mode == "rerank":
+            final, reranked = self._rerank(question, final, log)
+            if reranked:
+                traces["rerank"] = _trace(final[:RERANK_DEPTH])
+        return final, traces
+
+    def _milvus_hybrid(self, question: str, limit: int) -> Ranking:
+        """Milvus's RRF (``rrf``) or weighted ranker (``convex``) over its
+        BM25 and dense top ``CANDIDATES``."""
+        query = self.embedder.embed_query(question)
+        weights = (float(self.fusion.weights.get("bm25", 1.0)), float(self.fusion.weights.get("dense", 1.0)))
+        ranked = self._index().hybrid(
+            question,
+            query,
+            limit,
+            "rrf" if self.fusion.method == "rrf" else "weighted",
+            depth=CANDIDATES,
+            rrf_k=self.fusion.k,
+            weights=weights,
+        )
+        return self._to_rows(ranked)
+
+    def _widen(self, question: str, dense: Ranking, bm: Ranking) -> Ranking:
+        """As the embedded widen: a BM25 hit outside the dense top gets its
+        cosine, from its vector stored in Milvus."""
+        pool = {row: score for row, score in dense}
+        missing = [row for row, _ in bm[:WIDEN_FROM_BM25] if row not in pool]
+        if missing:
+            query = np.asarray(self.embedder.embed_query(question), dtype=np.float32)
+            stored = self._index().vectors([self._keys[row] for row in missing])
+            for row in missing:
+                vec = stored.get(self._keys[row])
+                if vec is not None:
+                    pool[row] = _cosine(query, vec)
+        return sorted(pool.items(), key=lambda item: (-item[1], item[0]))
+
+    # ------------------------------------------------------------ lineage
+
+    def related(self, passage: Passage, k: int = 3) -> list[tuple[Passage, float]]:
+        """Nearest passages in other documents, by a filtered Milvus search."""
+        index = self._index()
+        key = self._keys[self.row_of(passage)]
+        vec = index.vectors([key]).get(key)
+        if vec is None:
+            return []
+        ranked = self._to_rows(index.dense(vec, k, exclude_doc=passage.doc))
+        return [(self.passages[row], score) for row, score in ranked]
+
+
+def _cosine(query: np.ndarray, vec: np.ndarray) -> float:
+    denom = float(np.linalg.norm(query) * np.linalg.norm(vec)) or 1.0
+    return float(query @ vec) / denom
+
+
+def _trace(ranking: Sequence[tuple[int, float]]) -> dict[int, StageTrace]:
+    return {row: StageTrace(rank, score) for rank, (row, score) in enumerate(ranking, start=1)}
