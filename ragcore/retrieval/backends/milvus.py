@@ -53,7 +53,7 @@ class SyncReport:
 
 
 _clients: dict[tuple[str, str], object] = {}
-_clients_lock = threading.Lock()
+_clients_lock = threading.RLock()  # a failed connect forgets the client under it
 
 
 def client_for(target: IndexTarget, timeout: float = DEFAULT_TIMEOUT_S):
@@ -159,6 +159,7 @@ class MilvusIndex:
         self.target, self.name, self.dim, self.timeout = target, name, dim, timeout
         self.bm25_params = bm25 or BM25Params()
         self._ready = False
+        self._meta_ready = False
 
     @property
     def client(self):
@@ -189,7 +190,11 @@ class MilvusIndex:
         self._ready = True
 
     def _ensure_meta(self) -> None:
+        if self._meta_ready:
+            return
         if self._do("look up the meta collection", "has_collection", schema.META_COLLECTION):
+            self._do("load the meta collection", "load_collection", schema.META_COLLECTION)
+            self._meta_ready = True
             return
         params = self.client.prepare_index_params()
         params.add_index(field_name="v", index_type="FLAT", metric_type="L2")
@@ -202,6 +207,7 @@ class MilvusIndex:
             consistency_level="Strong",
         )
         self._do("load the meta collection", "load_collection", schema.META_COLLECTION)
+        self._meta_ready = True
 
     def drop(self) -> None:
         if self._do("look up the collection", "has_collection", self.name):

@@ -96,14 +96,17 @@ def build_schema(dim: int):
 
 
 def build_index_params(client, bm25: BM25Params):
+    """BM25 with the embedded index's k1 and b; HNSW for the dense field.
+    Build parameters go nested under "params" (a JSON value), the form both
+    Milvus proper and Milvus Lite read (Lite 3.2 drops them when flattened)."""
     params = client.prepare_index_params()
     params.add_index(
         field_name="sparse",
         index_type="SPARSE_INVERTED_INDEX",
         metric_type="BM25",
-        params={"bm25_k1": bm25.k1, "bm25_b": bm25.b},
+        params={"params": {"bm25_k1": bm25.k1, "bm25_b": bm25.b}},
     )
-    params.add_index(field_name="dense", index_type="HNSW", metric_type="COSINE", params=HNSW)
+    params.add_index(field_name="dense", index_type="HNSW", metric_type="COSINE", params={"params": HNSW})
     return params
 
 
