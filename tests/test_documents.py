@@ -474,3 +474,26 @@ def test_os_level_read_error_is_a_document_error(tmp_path, monkeypatch):
         assert "cannot read" in info.value.reason
     else:
         pytest.skip("file permissions do not stop this user")
+
+
+# ------------------------------------------------ UTF-16 without a BOM (issue 17, item 9)
+
+
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be"])
+def test_utf16_without_a_byte_order_mark_is_detected_by_its_nul_pattern(encoding):
+    data = SAMPLE.encode(encoding)
+    assert not data.startswith((b"\xff\xfe", b"\xfe\xff"))
+    assert load_bytes(data, "menu.txt").text == SAMPLE
+
+
+def test_nul_bytes_in_both_halves_are_still_binary():
+    data = bytes(random.Random(3).randrange(256) for _ in range(4000)) + b"\x00\x00" * 50
+    with pytest.raises(errors.BinaryContent, match="NUL"):
+        load_bytes(data, "blob.txt")
+
+
+def test_utf16_pattern_that_does_not_decode_says_so():
+    # NULs in every odd byte, but a lone high surrogate: not valid UTF-16.
+    data = "Price list\n".encode("utf-16-le") * 20 + b"\x00\xd8" + "end".encode("utf-16-le")
+    with pytest.raises(errors.BinaryContent, match="UTF-16 without a byte-order mark"):
+        load_bytes(data, "bad.txt")
