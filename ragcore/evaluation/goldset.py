@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import GoldSetError
-from ..records import Document, Passage
 from ..quotes import find_quote, quote_pattern  # noqa: F401  (re-exported: callers import them from here)
+from ..records import Document, Passage
 from .answer_key import AnswerKey, parse_answer_key
 
 UNITS = ("passage", "document")
