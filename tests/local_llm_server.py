@@ -50,6 +50,7 @@ class LocalModelServer:
         self.schema = schema
         self.slow_s = slow_s
         self.requests: list[dict] = []
+        self.headers: list[dict[str, str]] = []
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="local-llm", daemon=True)
@@ -91,12 +92,19 @@ class LocalModelServer:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
                 server.requests.append(body)
+                server.headers.append({k.lower(): v for k, v in self.headers.items()})
                 if not self.path.rstrip("/").endswith("/chat/completions"):
                     return self._send(404, {"error": {"message": "not found"}})
                 fmt = (body.get("response_format") or {}).get("type")
                 if fmt == "json_schema" and not server.schema:
                     return self._send(
-                        400, {"error": {"message": "response_format json_schema is not supported", "type": "invalid_request_error"}}
+                        400,
+                        {
+                            "error": {
+                                "message": "response_format json_schema is not supported",
+                                "type": "invalid_request_error",
+                            }
+                        },
                     )
                 content, refusal = server.reply_for(body)
                 if body.get("stream"):

@@ -101,7 +101,7 @@ def summary_lines(figures: GenerationFigures) -> list[str]:
 
 
 def run(args) -> int:
-    from ragcore.answer.llm import LOCAL_PROVIDERS, SpendTracker
+    from ragcore.answer.llm import SpendTracker
     from ragcore.evaluation.mock_model import mock_completion
 
     spec = load_topics(args.topics)
@@ -136,7 +136,7 @@ def run(args) -> int:
         name=args.name or spec.name,
         corpus=spec.corpus,
         mock=args.mock,
-        local=model.provider in LOCAL_PROVIDERS,
+        local=model.on_this_machine,
         completion=mock_completion() if args.mock else None,
         progress=progress,
     )
