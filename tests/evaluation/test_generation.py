@@ -23,7 +23,7 @@ from ragcore.evaluation.generation import (
     stored_generation_runs,
 )
 from ragcore.evaluation.generation_figures import generation_figures
-from ragcore.evaluation.generation_run import plan_generation, prompts_hash, run_plan
+from ragcore.evaluation.generation_run import plan_generation, run_plan
 from ragcore.records import Document, Hit, Passage
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -256,7 +256,7 @@ def test_topic_files_are_validated(tmp_path: Path):
     assert len(demo.topics) >= 8 and (ROOT / demo.corpus).is_dir()
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"name": "x", "corpus": "c", "topics": [{"id": "a"}]}))
-    with pytest.raises(GenerationError, match="topics.0.question"):
+    with pytest.raises(GenerationError, match=r"topics\.0\.question"):
         load_topics(bad)
     bad.write_text(json.dumps({"name": "x", "corpus": "c", "topics": [{"id": "a", "question": "q"}] * 2}))
     with pytest.raises(GenerationError, match="unique"):
