@@ -1,0 +1,201 @@
+"""The Milvus backend against the embedded one on the demo corpus: ids and
+order, never raw scores.
+
+- Dense: the same top 10 for every demo gold question (HNSW at this size
+  with ef >= 200 finds the exact neighbours).
+- BM25: Milvus scores BM25 (k1 1.2, b 0.75) on its own tokens, equal to a
+  reference computed here except where scores tie. The embedded BM25 orders
+  differently because its tokenizer differs: it stems (Snowball), keeps
+  money and numbers whole ("$1,299" one token), and adds heading and
+  adjacent-word bonuses; Milvus's standard analyzer splits on non-word
+  characters and does not stem, and its idf is Lucene's
+  ln(1 + (N - df + 0.5) / (df + 0.5)) where ours is rank_bm25's. So against
+  the embedded backend only overlap is asserted.
+- Hybrid: with the default fusion, the project's own fusion of the two
+  Milvus lists, traces keeping each signal's rank; with ``rrf``, Milvus's
+  RRF ranker, equal to the project's RRF of the same lists except at ties.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ragcore.corpus import corpus_from_library, load_corpus
+from ragcore.retrieval import Retriever
+from ragcore.retrieval.backends.milvus_retriever import MilvusRetriever
+from ragcore.retrieval.backends.select import make_retriever
+from ragcore.retrieval.retriever import CANDIDATES, FusionConfig
+from ragcore.retrieval.vectors import seed_from_precomputed
+from ragcore.store import Library
+
+from .test_index import _reference_bm25
+
+ROOT = Path(__file__).resolve().parents[3]
+DEMO = ROOT / "corpus" / "demo"
+GOLD = ROOT / "eval" / "demo.gold.json"
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    from ragcore.retrieval.embedding import get_embedder
+
+    return get_embedder()
+
+
+@pytest.fixture(scope="module")
+def questions() -> list[str]:
+    data = json.loads(GOLD.read_text(encoding="utf-8"))
+    items = data["questions"] if isinstance(data, dict) else data
+    return [q["question"] for q in items]
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory, embedder):
+    """The demo corpus in a fresh library, its shipped vectors seeded."""
+    home = tmp_path_factory.mktemp("home")
+    library = Library(home)
+    corpus = load_corpus(DEMO, "auto", library)
+    seed_from_precomputed(library, ROOT / "corpus" / "demo.vectors.npz", embedder.model_id)
+    return corpus, library, home
+
+
+@pytest.fixture(scope="module")
+def pair(demo, embedder):
+    corpus, library, home = demo
+    embedded = Retriever(corpus, vector_cache=library, embedder=embedder)
+    milvus = make_retriever(corpus, backend=f"milvus:{home}/index.db", vector_cache=library, embedder=embedder)
+    assert isinstance(milvus, MilvusRetriever)
+    assert milvus.ensure_dense() == 0  # every vector came from the cache
+    return embedded, milvus
+
+
+def _ids(result) -> list[str]:
+    return [h.passage.id for h in result.hits]
+
+
+def test_dense_top10_is_the_embedded_top10(pair, questions):
+    embedded, milvus = pair
+    for q in questions:
+        assert _ids(milvus.search(q, "dense", 10)) == _ids(embedded.search(q, "dense", 10)), q
+
+
+def test_bm25_is_bm25_on_milvus_tokens_and_overlaps_the_embedded(pair, questions):
+    embedded, milvus = pair
+    texts = [p.text for p in milvus.passages]
+    overlaps = []
+    for q in questions:
+        got = milvus.search(q, "bm25", 10)
+        ref = _reference_bm25(texts, q)
+        expected = sorted((i for i, s in enumerate(ref) if s > 0), key=lambda i: -ref[i])[:10]
+        rows = [milvus.row_of(h.passage) for h in got.hits]
+        assert len(rows) == len(expected), q
+        for mine, theirs in zip(rows, expected, strict=True):
+            assert abs(ref[mine] - ref[theirs]) <= 1e-5 * max(ref[theirs], 1.0), (q, rows, expected)
+        theirs = set(_ids(embedded.search(q, "bm25", 10)))
+        if theirs:
+            overlaps.append(len(theirs & set(_ids(got))) / len(theirs))
+    # Different tokenizers (see the module docstring) still mostly agree.
+    assert sum(overlaps) / len(overlaps) >= 0.5
+
+
+def test_hybrid_default_fusion_is_ours_over_the_milvus_lists(pair, questions):
+    _, milvus = pair
+    for q in questions[:20]:
+        result = milvus.search(q, "hybrid", 10)
+        bm = milvus.search(q, "bm25", CANDIDATES).hits
+        dn = milvus.search(q, "dense", CANDIDATES).hits
+        fused = milvus.fusion.fuse(
+            {
+                "bm25": [(milvus.row_of(h.passage), h.score) for h in bm],
+                "dense": [(milvus.row_of(h.passage), h.score) for h in dn],
+            }
+        )
+        assert [milvus.row_of(h.passage) for h in result.hits] == [row for row, _ in fused[:10]]
+        bm_rank = {h.passage.id: h.rank for h in bm}
+        dn_rank = {h.passage.id: h.rank for h in dn}
+        for hit in result.hits:
+            trace = hit.trace
+            assert (trace["bm25"].rank if trace["bm25"] else None) == bm_rank.get(hit.passage.id)
+            assert (trace["dense"].rank if trace["dense"] else None) == dn_rank.get(hit.passage.id)
+            assert trace["fused"].rank == hit.rank
+
+
+def test_rrf_runs_in_milvus_and_matches_our_rrf(demo, embedder, questions):
+    corpus, library, home = demo
+    config = FusionConfig(method="rrf", k=20.0)
+    milvus = make_retriever(
+        corpus, backend=f"milvus:{home}/index.db", vector_cache=library, embedder=embedder, fusion_config=config
+    )
+    embedded = Retriever(corpus, vector_cache=library, embedder=embedder, fusion_config=config)
+    for q in questions[:20]:
+        result = milvus.search(q, "hybrid", 10)
+        bm = [(milvus.row_of(h.passage), h.score) for h in milvus.search(q, "bm25", CANDIDATES).hits]
+        dn = [(milvus.row_of(h.passage), h.score) for h in milvus.search(q, "dense", CANDIDATES).hits]
+        ours = dict(embedded.fusion.fuse({"bm25": bm, "dense": dn}))
+        rows = [milvus.row_of(h.passage) for h in result.hits]
+        want = sorted(ours, key=lambda r: -ours[r])[:10]
+        assert len(rows) == len(want)
+        for mine, theirs in zip(rows, want, strict=True):
+            assert abs(ours[mine] - ours[theirs]) < 1e-9, (q, rows, want)
+        assert all(h.trace["fused"] is not None for h in result.hits)
+
+
+def test_related_is_a_filtered_search_matching_the_embedded(pair):
+    embedded, milvus = pair
+    for passage in milvus.passages[::40]:
+        mine = [p.id for p, _ in milvus.related(passage, 3)]
+        assert [p.id for p, _ in embedded.related(passage, 3)] == mine
+        assert all(not pid.startswith(passage.doc + "#") for pid in mine)
+
+
+def test_library_changes_propagate(tmp_path, demo, embedder):
+    _, library, home = demo
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.md").write_text("# Alpha\n\nThe walrus ledger closes on Fridays.\n", encoding="utf-8")
+    (folder / "b.md").write_text("# Beta\n\nQuarterly ferret audits are mandatory.\n", encoding="utf-8")
+    from ragcore.corpus import ingest_files
+
+    ingest_files(library, "team", [("a.md", folder / "a.md"), ("b.md", folder / "b.md")])
+    target = f"milvus:{home}/index.db"
+
+    def retriever():
+        corpus = corpus_from_library(library, "team")
+        r = make_retriever(corpus, backend=target, vector_cache=library, embedder=embedder)
+        r.ensure_dense()
+        return r
+
+    first = retriever()
+    assert first.sync_report.added == len(first.passages)
+    assert [h.passage.doc for h in first.search("walrus ledger", "bm25", 3).hits][:1] == ["a.md"]
+    library.remove_document("team", "a.md")
+    second = retriever()
+    assert second.sync_report.removed >= 1 and second.sync_report.added == 0
+    assert all(h.passage.doc != "a.md" for h in second.search("walrus ledger", "bm25", 10).hits)
+    assert retriever().sync_report.reused
+
+
+def test_folder_collection_is_keyed_by_content_and_reused(tmp_path, embedder):
+    library = Library(tmp_path / "home")
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (folder / "x.md").write_text("# X\n\nA note about otters.\n", encoding="utf-8")
+    target = f"milvus:{tmp_path}/index.db"
+
+    def build():
+        corpus = load_corpus(folder, "auto", library)
+        r = make_retriever(corpus, backend=target, vector_cache=library, embedder=embedder)
+        r.ensure_dense()
+        return r
+
+    first = build()
+    assert not first.sync_report.reused and first.index.name.startswith("rc_dir_")
+    again = build()
+    assert again.sync_report.reused and again.index.name == first.index.name
+    (folder / "x.md").write_text("# X\n\nA note about beavers now.\n", encoding="utf-8")
+    changed = build()
+    assert changed.index.name != first.index.name and not changed.sync_report.reused
+    assert not first.index.exists()  # the folder's old collection was dropped
