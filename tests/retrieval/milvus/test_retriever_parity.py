@@ -31,7 +31,7 @@ from ragcore.retrieval.retriever import CANDIDATES, FusionConfig
 from ragcore.retrieval.vectors import seed_from_precomputed
 from ragcore.store import Library
 
-from .test_index import _reference_bm25
+from .test_index import reference_bm25
 
 ROOT = Path(__file__).resolve().parents[3]
 DEMO = ROOT / "corpus" / "demo"
@@ -49,7 +49,7 @@ def embedder():
 def questions() -> list[str]:
     data = json.loads(GOLD.read_text(encoding="utf-8"))
     items = data["questions"] if isinstance(data, dict) else data
-    return [q["question"] for q in items]
+    return [q["text"] for q in items]
 
 
 @pytest.fixture(scope="module")
@@ -84,11 +84,11 @@ def test_dense_top10_is_the_embedded_top10(pair, questions):
 
 def test_bm25_is_bm25_on_milvus_tokens_and_overlaps_the_embedded(pair, questions):
     embedded, milvus = pair
-    texts = [p.text for p in milvus.passages]
+    scorer = reference_bm25([p.text for p in milvus.passages])
     overlaps = []
     for q in questions:
         got = milvus.search(q, "bm25", 10)
-        ref = _reference_bm25(texts, q)
+        ref = scorer(q)
         expected = sorted((i for i, s in enumerate(ref) if s > 0), key=lambda i: -ref[i])[:10]
         rows = [milvus.row_of(h.passage) for h in got.hits]
         assert len(rows) == len(expected), q
@@ -130,7 +130,7 @@ def test_rrf_runs_in_milvus_and_matches_our_rrf(demo, embedder, questions):
         corpus, backend=f"milvus:{home}/index.db", vector_cache=library, embedder=embedder, fusion_config=config
     )
     embedded = Retriever(corpus, vector_cache=library, embedder=embedder, fusion_config=config)
-    for q in questions[:20]:
+    for q in questions[:10]:
         result = milvus.search(q, "hybrid", 10)
         bm = [(milvus.row_of(h.passage), h.score) for h in milvus.search(q, "bm25", CANDIDATES).hits]
         dn = [(milvus.row_of(h.passage), h.score) for h in milvus.search(q, "dense", CANDIDATES).hits]
