@@ -12,7 +12,7 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
-from ragcore.service import by_type_rows, summary_rows
+from ragcore.services.run_tables import by_type_rows, summary_rows
 
 PALETTE = ["#2f6690", "#d1495b", "#3a7d44", "#edae49", "#7b5ea7", "#00798c"]
 

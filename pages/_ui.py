@@ -18,7 +18,7 @@ import streamlit as st
 
 from ragcore import config
 from ragcore.records import Passage
-from ragcore.service import DEMO_COLLECTION, DocumentView, Workspace
+from ragcore.services import DEMO_COLLECTION, DocumentView, Workspace
 
 MODES = {
     "hybrid": "Hybrid (BM25 + dense, fused)",
@@ -183,7 +183,7 @@ def show_source(ws: Workspace, coll: str, doc: str, first: int, last: int, key: 
     """The source document around lines first..last, those lines marked;
     for a PDF also the cited page with the lines highlighted."""
     context = st.session_state.get(f"{key}-context", 8)
-    view = ws.document_view(coll, doc, first, last, context=context)
+    view = ws.docs.document_view(coll, doc, first, last, context=context)
     st.markdown(f"**{md(view.title)}**")
     st.caption(f"{md(view.citation)} · {view.total_lines} lines in all")
     st.html(CSS + lines_html(view))
@@ -196,7 +196,7 @@ def _pdf_page(ws: Workspace, coll: str, view: DocumentView, key: str) -> None:
     page = view.pages[0] if view.pages else None
     if page is None:
         return
-    data = ws.marked_pdf_page(coll, view.name, view.first_line, view.last_line)
+    data = ws.docs.marked_pdf_page(coll, view.name, view.first_line, view.last_line)
     if data is None:
         st.caption("The original PDF is not stored, so only its text is shown.")
         return

@@ -11,7 +11,8 @@ import streamlit as st
 from pages import _charts as charts
 from pages import _ui as ui
 from ragcore import errors
-from ragcore.service import per_question_rows, question_texts
+from ragcore.services.evaluation import question_texts
+from ragcore.services.run_tables import per_question_rows
 
 RANKERS = ["bm25", "dense", "hybrid", "widen", "rerank"]
 METRIC_HELP = (
@@ -64,7 +65,7 @@ def _progress_reporter(rankers: list[str], rounds: int = 1):
 
 run = None
 if source == "Stored run":
-    stored = ws.stored_runs()
+    stored = ws.evaluation.stored_runs()
     if not stored:
         st.info(
             "No stored runs yet (eval/results/*.json). Make one with "
@@ -73,9 +74,9 @@ if source == "Stored run":
     else:
         titles = {r.title: r for r in stored}
         pick = st.selectbox("Stored run", list(titles), key="eval-stored")
-        run = ws.load_run(titles[pick].path)
+        run = ws.evaluation.load_run(titles[pick].path)
 elif source == "Run now":
-    golds = ws.gold_sets()
+    golds = ws.evaluation.gold_sets()
     if not golds:
         st.info("No gold set ships with this copy (eval/*.json). Upload one under My gold set.")
     else:
@@ -95,7 +96,7 @@ elif source == "Run now":
         if go:
             bar, report = _progress_reporter(rankers, 3 if chunking == "compare" else 1)
             try:
-                st.session_state["eval-fresh"] = ws.evaluate_stored_goldset(
+                st.session_state["eval-fresh"] = ws.evaluation.evaluate_stored_goldset(
                     gold, rankers, chunking, progress=report
                 )
                 bar.progress(1.0, text="Done")
@@ -119,7 +120,7 @@ else:
     elif go:
         bar, report = _progress_reporter(rankers)
         try:
-            st.session_state["eval-mine"] = ws.evaluate_goldset(
+            st.session_state["eval-mine"] = ws.evaluation.evaluate_goldset(
                 upload.getvalue(), coll, rankers, name=upload.name, progress=report
             )
             bar.progress(1.0, text="Done")

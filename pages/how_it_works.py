@@ -25,8 +25,8 @@ st.caption(
     f"in use (**{ui.md(coll)}**) and the last question asked."
 )
 
-ws.ensure_demo()
-facts = ws.facts(coll, ui.session_id())
+ws.collections.ensure_demo()
+facts = ws.explain.facts(coll, ui.session_id())
 settings = config.settings()
 
 top = st.columns(4)
@@ -38,7 +38,7 @@ top[2].metric(
 last = facts.last_query
 top[3].metric(
     "Last query",
-    f"{last['timings_ms'].get('total', 0):.0f} ms" if last else "—",
+    f"{last.timings_ms.get('total', 0):.0f} ms" if last else "—",
     help="Wall time of the last question in this collection, retrieval and answer.",
 )
 
@@ -84,7 +84,7 @@ stage(
 )
 
 params = BM25Params()
-timings = last["timings_ms"] if last else {}
+timings = last.timings_ms if last else {}
 
 
 def ms(key: str) -> str:
@@ -175,7 +175,7 @@ stage(
 
 if last:
     st.subheader("Last query, stage by stage")
-    st.caption(f"“{ui.md(last['question'])}” · mode {last['mode']} · {last['hits']} passages")
+    st.caption(f"“{ui.md(last.question)}” · mode {last.mode} · {last.hits} passages")
     order = ["bm25", "embed_query", "dense", "fuse", "rerank", "answer", "total"]
     names = {
         "bm25": "BM25",
@@ -196,12 +196,12 @@ else:
     st.caption("Ask a question on the Ask page to see its timings here.")
 
 st.subheader("The numbers behind the choices")
-runs = ws.stored_runs()
+runs = ws.evaluation.stored_runs()
 rows = []
 for stored in runs:
     if stored.kind != "run":
         continue
-    run = ws.load_run(stored.path)
+    run = ws.evaluation.load_run(stored.path)
     for cmp in run.get("comparisons", []):
         if cmp.get("family") == "primary":
             rows.append(

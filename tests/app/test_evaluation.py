@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-import ragcore.service as service
+import ragcore.services.evaluation as service
 from tests.app.helpers import plain, start
 from tests.test_service import small_run
 
