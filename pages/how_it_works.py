@@ -202,16 +202,16 @@ for stored in runs:
     if stored.kind != "run":
         continue
     run = ws.evaluation.load_run(stored.path)
-    for cmp in run.get("comparisons", []):
-        if cmp.get("family") == "primary":
+    for cmp in run.comparisons:
+        if cmp.family == "primary":
             rows.append(
                 {
                     "Run": stored.name,
-                    "Comparison": f"{cmp['a']} − {cmp['b']}",
-                    "nDCG@10 difference": cmp["diff"],
-                    "95% interval": f"[{cmp['ci_low']:+.3f}, {cmp['ci_high']:+.3f}]",
-                    "p (Holm)": cmp["p_holm"],
-                    "Questions": cmp["n"],
+                    "Comparison": f"{cmp.a} − {cmp.b}",
+                    "nDCG@10 difference": cmp.diff,
+                    "95% interval": f"[{cmp.ci_low:+.3f}, {cmp.ci_high:+.3f}]",
+                    "p (Holm)": cmp.p_holm,
+                    "Questions": cmp.n,
                 }
             )
 if rows:

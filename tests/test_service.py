@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from ragcore import errors
+from ragcore.evaluation.run import RunSettings, run_from_json
 from ragcore.services import DEMO_COLLECTION, SESSION_PREFIX, UPLOADS_COLLECTION, Workspace, safe_name
 from ragcore.services.evaluation import describe_run
 from ragcore.services.pdf_pages import highlight_pdf_page
@@ -520,13 +521,13 @@ def test_stored_runs_are_listed_and_bad_files_skipped(workspace: Workspace) -> N
     runs = workspace.evaluation.stored_runs()
     assert [r.name for r in runs] == ["tiny"]
     assert runs[0].rankers == ("bm25", "hybrid") and runs[0].questions == 6
-    assert workspace.evaluation.load_run(runs[0].path)["settings"]["name"] == "tiny"
+    assert workspace.evaluation.load_run(runs[0].path).settings.name == "tiny"
     with pytest.raises(errors.RagcoreError, match="not a stored run"):
         workspace.evaluation.load_run(results.parent / "elsewhere.json")
 
 
 def test_run_tables_flatten_the_run_json() -> None:
-    run = small_run()
+    run = run_from_json(small_run())
     rows = per_question_rows(run)
     assert len(rows) == 6 * 2
     assert {r["ranker"] for r in rows} == {"bm25", "hybrid"}
@@ -547,7 +548,7 @@ def test_describe_run_tells_a_chunking_comparison(tmp_path: Path) -> None:
         "comparisons": [],
         "chunkings": {"heading": run, "whole": run},
     }
-    described = describe_run(tmp_path / "c.json", comparison)
+    described = describe_run(tmp_path / "c.json", run_from_json(comparison))
     assert described.kind == "chunkings" and "heading, whole" in described.title
     assert described.questions == 6
 
@@ -576,7 +577,7 @@ def test_evaluate_an_uploaded_gold_set_against_a_collection(workspace: Workspace
         ["bm25", "hybrid"],
         resamples=100,
         progress=messages.append,
-    )
+    ).to_json()
     assert run["questions"]["scored"] == 2
     assert set(run["rankers"]) == {"bm25", "hybrid"}
     assert run["per_question"]["p"]["top10"]["bm25"][0]["doc"] == "pricing.md"
@@ -699,10 +700,10 @@ def test_question_texts_come_from_the_runs_gold_set(tmp_path: Path) -> None:
 
     gold = tmp_path / "g.json"
     gold.write_text(json.dumps({"questions": [{"id": "q1", "text": "What is the price?"}, {"id": "q2"}]}))
-    assert question_texts({"settings": {"gold": str(gold)}}) == {"q1": "What is the price?"}
-    assert question_texts({"settings": {"gold": str(tmp_path / "missing.json")}}) == {}
-    assert question_texts({"settings": {"gold": "/etc/passwd"}}) == {}  # only JSON gold sets are read
-    assert question_texts({"settings": {}}) == {}
+    assert question_texts(RunSettings(gold=str(gold))) == {"q1": "What is the price?"}
+    assert question_texts(RunSettings(gold=str(tmp_path / "missing.json"))) == {}
+    assert question_texts(RunSettings(gold="/etc/passwd")) == {}  # only JSON gold sets are read
+    assert question_texts(RunSettings()) == {}
 
 
 def test_a_shipped_gold_set_scored_per_chunking_and_compared(workspace: Workspace, tmp_path: Path) -> None:
@@ -732,11 +733,12 @@ def test_a_shipped_gold_set_scored_per_chunking_and_compared(workspace: Workspac
     messages: list[str] = []
     run = workspace.evaluation.evaluate_stored_goldset(
         gold, ["bm25"], "heading", resamples=100, progress=messages.append
-    )
+    ).to_json()
     assert run["settings"]["chunking"] == "heading" and run["questions"]["scored"] == 2
     assert run["settings"]["gold"] == str(gold)  # so the drill-down can show question texts
     assert any(m.startswith("loading demo with heading chunking") for m in messages)
-    compared = workspace.evaluation.evaluate_stored_goldset(gold, ["bm25", "dense"], "compare", resamples=100)
+    typed = workspace.evaluation.evaluate_stored_goldset(gold, ["bm25", "dense"], "compare", resamples=100)
+    compared = typed.to_json()
     assert list(compared["chunkings"]) == ["heading", "sentence", "whole"]
     assert set(compared["summary"]["whole"]) == {"bm25", "dense"}
     assert {(c["a"], c["b"]) for c in compared["comparisons"]} == {
@@ -744,7 +746,7 @@ def test_a_shipped_gold_set_scored_per_chunking_and_compared(workspace: Workspac
         ("heading", "whole"),
         ("sentence", "whole"),
     }
-    assert describe_run(gold, compared).kind == "chunkings"
+    assert describe_run(gold, typed).kind == "chunkings"
     with pytest.raises(ValueError, match="chunking"):
         workspace.evaluation.evaluate_stored_goldset(gold, ["bm25"], "paragraph")
 

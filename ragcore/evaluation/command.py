@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -22,18 +20,13 @@ from typing import Any, TextIO
 from ..errors import RagcoreError
 from . import lens_eval
 from . import statistics as st
-from .goldset import all_qrels, load_beir, load_goldset, resolve_spans
+from .goldset import load_beir, load_goldset
 from .metrics import HIT_RATES, METRICS, PRIMARY_METRIC
-from .runner import (
-    DEFAULT_RANKER,
-    DEFAULT_RANKERS,
-    build_rankers,
-    compare_chunkings,
-    evaluate,
-)
+from .orchestration import run_beir, run_goldset, versions
+from .run import JsonValue
+from .runner import DEFAULT_RANKER, DEFAULT_RANKERS, Progress
 
 CHUNKINGS = ("heading", "sentence", "whole", "auto")
-COMPARED_CHUNKINGS = ("heading", "sentence", "whole")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -190,100 +183,39 @@ def _known_modes() -> tuple[str, ...]:
     return tuple(MODES)
 
 
-def _settings(
-    args: argparse.Namespace, rankers: list[str], chunking: str, kind: str, run_versions: dict[str, Any]
-) -> dict[str, Any]:
-    source = args.gold if args.gold is not None else args.beir
-    return {
-        "source": kind,
-        "gold": str(source),
-        "rankers": rankers,
-        "chunking": chunking,
-        "versions": run_versions,
-    }
-
-
-def _gold_run(args: argparse.Namespace, rankers: list[str], progress, run_versions: dict) -> dict[str, Any]:
-    gold = load_goldset(args.gold)
-    common = {
-        "unit": gold.unit,
-        "relevant_min_grade": gold.relevant_min_grade,
-        "default_ranker": args.default_ranker,
-        "seed": args.seed,
-        "resamples": args.resamples,
-        "progress": progress,
-    }
-    if args.compare_chunkings:
-        setups = {}
-        resolved = None
-        for chunking in COMPARED_CHUNKINGS:
-            corpus, built, details = build_rankers(gold.corpus, chunking, rankers, gold.unit, progress)
-            if resolved is None:
-                resolved = resolve_spans(gold, corpus.documents)
-            setups[chunking] = (corpus.passages, built)
-        settings = _settings(args, rankers, "compare", "goldset", run_versions)
-        settings["name"] = gold.name
-        settings["index"] = {k: v for k, v in details.items() if k not in ("documents", "passages")}
-        return compare_chunkings(resolved, setups, settings=settings, **common)
-    chunking = args.chunking or "auto"
-    corpus, built, details = build_rankers(gold.corpus, chunking, rankers, gold.unit, progress)
-    resolved = resolve_spans(gold, corpus.documents)
-    qrels = all_qrels(resolved, corpus.passages, gold.unit)
-    settings = _settings(args, rankers, chunking, "goldset", run_versions)
-    settings["name"] = gold.name
-    settings["index"] = details
-    return evaluate(resolved, qrels, built, settings=settings, **common)
-
-
-def _beir_run(args: argparse.Namespace, rankers: list[str], progress, run_versions: dict) -> dict[str, Any]:
-    beir = load_beir(args.beir)
-    chunking = args.chunking or "whole"
-    corpus, built, details = build_rankers(args.beir, chunking, rankers, beir.unit, progress)
-    missing = beir.doc_ids - set(corpus.documents)
-    if missing:
-        progress(f"note: {len(missing)} corpus records were not loaded as documents (e.g. empty ones)")
-    settings = _settings(args, rankers, chunking, "beir", run_versions)
-    settings["name"] = Path(args.beir).name
-    settings["index"] = details
-    return evaluate(
-        beir.questions,
-        beir.qrels,
-        built,
-        unit=beir.unit,
-        relevant_min_grade=beir.relevant_min_grade,
+def _gold_run(
+    args: argparse.Namespace, rankers: list[str], progress: Progress, run_versions: dict[str, JsonValue]
+) -> dict[str, JsonValue]:
+    result = run_goldset(
+        load_goldset(args.gold),
+        rankers,
+        source=str(args.gold),
+        chunking="compare" if args.compare_chunkings else (args.chunking or "auto"),
         default_ranker=args.default_ranker,
         seed=args.seed,
         resamples=args.resamples,
-        settings=settings,
+        run_versions=run_versions,
         progress=progress,
     )
+    return result.to_json()
 
 
-def versions() -> dict[str, Any]:
-    """Versions that make a run reproducible. ``ragcore_commit`` is None
-    outside git; ``ragcore_modified`` says whether files under ragcore/
-    differed from that commit when the run started."""
-    import numpy
-    import scipy
-
-    here = Path(__file__).resolve().parent
-    commit = _git(here, "rev-parse", "--short", "HEAD")
-    status = _git(here, "status", "--porcelain", "--", str(here.parent)) if commit else None
-    return {
-        "python": platform.python_version(),
-        "numpy": numpy.__version__,
-        "scipy": scipy.__version__,
-        "ragcore_commit": commit,
-        "ragcore_modified": None if status is None else bool(status),
-    }
-
-
-def _git(cwd: Path, *argv: str) -> str | None:
-    try:
-        done = subprocess.run(["git", *argv], cwd=cwd, check=False, capture_output=True, text=True, timeout=5)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return done.stdout.strip() if done.returncode == 0 else None
+def _beir_run(
+    args: argparse.Namespace, rankers: list[str], progress: Progress, run_versions: dict[str, JsonValue]
+) -> dict[str, JsonValue]:
+    result = run_beir(
+        load_beir(args.beir),
+        rankers,
+        folder=args.beir,
+        source=str(args.beir),
+        chunking=args.chunking or "whole",
+        default_ranker=args.default_ranker,
+        seed=args.seed,
+        resamples=args.resamples,
+        run_versions=run_versions,
+        progress=progress,
+    )
+    return result.to_json()
 
 
 # ------------------------------------------------------------------ tables

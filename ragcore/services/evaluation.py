@@ -8,11 +8,17 @@ import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Literal
 
 from .. import config, errors
+from ..corpus import Corpus
+from ..evaluation.goldset import GoldSet, load_goldset
+from ..evaluation.orchestration import run_goldset
+from ..evaluation.run import AnyRun, ChunkingRun, JsonValue, RunSettings, run_from_json
+from ..evaluation.runner import Ranker
+from ..evaluation.statistics import RESAMPLES
 from ..store import Library
-from .common import CHUNKINGS, EVAL_DIR, REPO_ROOT, RESULTS_DIR, safe_name
+from .common import EVAL_DIR, REPO_ROOT, RESULTS_DIR, check_chunking, safe_name
 from .indexes import Indexes
 
 
@@ -22,7 +28,7 @@ class StoredRun:
 
     path: Path
     name: str
-    kind: str  # "run" | "chunkings"
+    kind: Literal["run", "chunkings"]
     questions: int
     rankers: tuple[str, ...]
     title: str
@@ -55,19 +61,19 @@ class Evaluations:
             return out
         for path in sorted(self.results_dir.glob("*.json")):
             try:
-                run = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, json.JSONDecodeError):
-                continue
-            if not isinstance(run, dict):
-                continue
-            out.append(describe_run(path, run))
+                data = json.loads(path.read_text(encoding="utf-8"))
+                run = run_from_json(data) if isinstance(data, dict) else None
+            except (OSError, ValueError, KeyError, TypeError, AttributeError):
+                continue  # not JSON, or not a run
+            if run is not None:
+                out.append(describe_run(path, run))
         return out
 
-    def load_run(self, path: Path | str) -> dict[str, Any]:
+    def load_run(self, path: Path | str) -> AnyRun:
         path = Path(path)
         if path.resolve().parent != self.results_dir.resolve():
             raise errors.RagcoreError(f"{path.name}: not a stored run")
-        return json.loads(path.read_text(encoding="utf-8"))
+        return run_from_json(json.loads(path.read_text(encoding="utf-8")))
 
     def gold_sets(self) -> list[Path]:
         """Gold sets shipped with the project (``eval/*.json``, ``eval/gold/*.json``)."""
@@ -84,39 +90,36 @@ class Evaluations:
         name: str = "goldset.json",
         resamples: int | None = None,
         progress: Callable[[str], None] | None = None,
-    ) -> dict[str, Any]:
+    ) -> AnyRun:
         """Score ``rankers`` on a gold set (JSON bytes, uploaded as ``name``)
         against a loaded collection. Its judgements name documents of the
         collection, so its ``corpus`` may be left out."""
-        from ..evaluation import all_qrels, evaluate, load_goldset, resolve_spans, retriever_rankers
-        from ..evaluation import statistics as stats
+        from ..evaluation.rankers import index_details, retriever_rankers
 
         if not rankers:
             raise errors.RagcoreError("choose at least one ranker")
-        try:
-            parsed = json.loads(gold_bytes)
-        except (UnicodeDecodeError, ValueError):
-            parsed = None  # load_goldset reports what is wrong with it
-        if isinstance(parsed, dict) and "corpus" not in parsed:
-            gold_bytes = json.dumps({**parsed, "corpus": "."}).encode("utf-8")
-        with tempfile.TemporaryDirectory() as tmp:
-            # Only a sanitised base name, so messages name the file the user chose.
-            path = Path(tmp) / safe_name(name, "goldset.json")
-            path.write_bytes(gold_bytes)
-            gold = load_goldset(path)
+        gold = _uploaded_goldset(gold_bytes, safe_name(name, "goldset.json"))
         retriever = self.indexes.retriever(collection)
         if not retriever.passages:
             raise errors.RagcoreError(f"the collection {collection!r} has no passages to evaluate against")
-        resolved = resolve_spans(gold, retriever.corpus.documents)
-        qrels = all_qrels(resolved, retriever.passages, gold.unit)
-        return evaluate(
-            resolved,
-            qrels,
-            retriever_rankers(retriever, rankers, gold.unit),
-            unit=gold.unit,
-            relevant_min_grade=gold.relevant_min_grade,
-            resamples=resamples or stats.RESAMPLES,
-            settings={"source": "goldset", "name": gold.name, "collection": collection, "rankers": rankers},
+
+        def build(chunking: str | None) -> tuple[Corpus, Mapping[str, Ranker], dict[str, JsonValue]]:
+            if any(r != "bm25" for r in rankers):
+                self.indexes.ensure_dense(collection)
+            return (
+                retriever.corpus,
+                retriever_rankers(retriever, rankers, gold.unit),
+                index_details(retriever, rankers),
+            )
+
+        return run_goldset(
+            gold,
+            rankers,
+            source=safe_name(name, "goldset.json"),
+            chunking=None,
+            resamples=resamples or RESAMPLES,
+            build=build,
+            extra_settings={"collection": collection},
             progress=progress,
         )
 
@@ -128,78 +131,74 @@ class Evaluations:
         *,
         resamples: int | None = None,
         progress: Callable[[str], None] | None = None,
-    ) -> dict[str, Any]:
+    ) -> AnyRun:
         """Score ``rankers`` on a shipped gold set over its own corpus folder,
         cut with ``chunking``, or under each of heading, sentence and whole
         with ``chunking="compare"`` (vectors come from the library cache)."""
-        from ..evaluation import all_qrels, compare_chunkings, evaluate, load_goldset, resolve_spans
-        from ..evaluation import statistics as stats
+        from ..evaluation.rankers import build_rankers
 
         if not rankers:
             raise errors.RagcoreError("choose at least one ranker")
-        if chunking not in (*CHUNKINGS, "compare"):
-            raise ValueError(f"chunking must be one of {', '.join(CHUNKINGS)} or 'compare', not {chunking!r}")
+        check_chunking(chunking, "compare")
         gold = load_goldset(gold_path)
-        settings = {"source": "goldset", "name": gold.name, "gold": str(gold_path), "rankers": rankers}
-        common = {
-            "unit": gold.unit,
-            "relevant_min_grade": gold.relevant_min_grade,
-            "resamples": resamples or stats.RESAMPLES,
-            "progress": progress,
-        }
-        if chunking == "compare":
-            setups = {}
-            resolved = None
-            for strategy in ("heading", "sentence", "whole"):
-                corpus, ranking = self._gold_rankers(gold, strategy, rankers, progress)
-                if resolved is None:
-                    resolved = resolve_spans(gold, corpus.documents)
-                setups[strategy] = (corpus.passages, ranking)
-            return compare_chunkings(resolved, setups, settings={**settings, "chunking": "compare"}, **common)
-        corpus, ranking = self._gold_rankers(gold, chunking, rankers, progress)
-        resolved = resolve_spans(gold, corpus.documents)
-        qrels = all_qrels(resolved, corpus.passages, gold.unit)
-        return evaluate(resolved, qrels, ranking, settings={**settings, "chunking": chunking}, **common)
 
-    def _gold_rankers(
-        self, gold: Any, chunking: str, rankers: list[str], progress: Callable[[str], None] | None
-    ):
-        from ..corpus import load_corpus
-        from ..evaluation import retriever_rankers
+        def build(strategy: str | None) -> tuple[Corpus, Mapping[str, Ranker], dict[str, JsonValue]]:
+            return build_rankers(
+                gold.corpus,
+                strategy or "auto",
+                rankers,
+                gold.unit,
+                progress,
+                library=self.library,
+                make_retriever=self.indexes.new_retriever,
+            )
 
-        if progress:
-            progress(f"loading {Path(gold.corpus).name} with {chunking} chunking")
-        corpus = load_corpus(Path(gold.corpus), chunking, self.library)
-        retriever = self.indexes.new_retriever(corpus)
-        if any(r != "bm25" for r in rankers):
-            if progress:
-                progress(f"dense index over {len(corpus.passages)} passages ({chunking})")
-            retriever.ensure_dense()
-        return corpus, retriever_rankers(retriever, rankers, gold.unit)
+        return run_goldset(
+            gold,
+            rankers,
+            source=str(gold_path),
+            chunking=chunking,
+            resamples=resamples or RESAMPLES,
+            build=build,
+            progress=progress,
+        )
 
 
-def describe_run(path: Path, run: Mapping[str, Any]) -> StoredRun:
+def _uploaded_goldset(gold_bytes: bytes, name: str) -> GoldSet:
+    """An uploaded gold set, read under its (sanitised) name so messages name
+    the file the user chose; its corpus is the collection (``"."``)."""
+    try:
+        parsed = json.loads(gold_bytes)
+    except (UnicodeDecodeError, ValueError):
+        parsed = None  # load_goldset reports what is wrong with it
+    if isinstance(parsed, dict) and "corpus" not in parsed:
+        gold_bytes = json.dumps({**parsed, "corpus": "."}).encode("utf-8")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / name
+        path.write_bytes(gold_bytes)
+        return load_goldset(path)
+
+
+def describe_run(path: Path, run: AnyRun) -> StoredRun:
     """A one-line description of a stored run for the run picker."""
-    settings = run.get("settings", {}) or {}
-    name = str(settings.get("name") or path.stem)
-    if "chunkings" in run:
-        first = next(iter(run["chunkings"].values()), {})
-        questions = int(first.get("questions", {}).get("scored", 0))
-        rankers = tuple(first.get("rankers", {}))
-        title = f"{name}: chunking comparison ({', '.join(run['chunkings'])})"
+    name = run.settings.name or path.stem
+    if isinstance(run, ChunkingRun):
+        first = next(iter(run.chunkings.values()), None)
+        questions = first.questions.scored if first else 0
+        rankers = tuple(first.rankers) if first else ()
+        title = f"{name}: chunking comparison ({', '.join(run.chunkings)})"
         return StoredRun(path, name, "chunkings", questions, rankers, title)
-    questions = int(run.get("questions", {}).get("scored", 0))
-    rankers = tuple(run.get("rankers", {}))
-    chunking = settings.get("chunking")
+    rankers = tuple(run.rankers)
+    chunking = run.settings.chunking
     extra = f", {chunking} chunking" if chunking else ""
-    title = f"{name}: {questions} questions, {', '.join(rankers)}{extra}"
-    return StoredRun(path, name, "run", questions, rankers, title)
+    title = f"{name}: {run.questions.scored} questions, {', '.join(rankers)}{extra}"
+    return StoredRun(path, name, "run", run.questions.scored, rankers, title)
 
 
-def question_texts(run: Mapping[str, Any]) -> dict[str, str]:
+def question_texts(settings: RunSettings) -> dict[str, str]:
     """Question id -> text, read from the run's gold set when it is a JSON
     file still at the recorded path (runs store ids only); empty otherwise."""
-    gold = (run.get("settings") or {}).get("gold")
+    gold = settings.gold
     if not isinstance(gold, str) or not gold.endswith(".json"):
         return {}
     path = Path(gold) if Path(gold).is_absolute() else REPO_ROOT / gold

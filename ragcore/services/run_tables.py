@@ -1,54 +1,44 @@
-"""A run's JSON as flat rows, for tables, charts and CSV downloads."""
+"""A run as flat rows, for tables, charts and CSV downloads."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from ..evaluation.run import MetricSummary, Run
+
+Row = dict[str, str | int | float | None]
 
 
-def per_question_rows(run: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _interval_row(value: MetricSummary) -> Row:
+    return {"mean": value.mean, "ci_low": value.ci_low, "ci_high": value.ci_high, "n": value.n}
+
+
+def per_question_rows(run: Run, texts: dict[str, str] | None = None) -> list[Row]:
     """The run's per-question metrics as flat rows (one per question and ranker),
-    for a table or a CSV download."""
-    rows = []
-    for qid, block in run.get("per_question", {}).items():
-        for ranker, values in block.get("metrics", {}).items():
-            rows.append({"question": qid, "type": block.get("type", ""), "ranker": ranker, **values})
+    for a table or a CSV download; with ``texts`` (id -> question) each row
+    also carries the question's text."""
+    rows: list[Row] = []
+    for qid, result in run.per_question.items():
+        for ranker, values in result.metrics.items():
+            row: Row = {"question": qid}
+            if texts is not None:
+                row["text"] = texts.get(qid, "")
+            rows.append({**row, "type": result.type, "ranker": ranker, **values})
     return rows
 
 
-def summary_rows(run: Mapping[str, Any]) -> list[dict[str, Any]]:
+def summary_rows(run: Run) -> list[Row]:
     """One row per ranker and metric: mean and 95% interval."""
-    rows = []
-    for ranker, block in run.get("rankers", {}).items():
-        for metric, value in block.get("metrics", {}).items():
-            rows.append(
-                {
-                    "ranker": ranker,
-                    "metric": metric,
-                    "mean": value.get("mean"),
-                    "ci_low": value.get("ci_low"),
-                    "ci_high": value.get("ci_high"),
-                    "n": value.get("n"),
-                }
-            )
-    return rows
+    return [
+        {"ranker": ranker, "metric": metric, **_interval_row(value)}
+        for ranker, block in run.rankers.items()
+        for metric, value in block.metrics.items()
+    ]
 
 
-def by_type_rows(run: Mapping[str, Any], metric: str) -> list[dict[str, Any]]:
-    rows = []
-    for ranker, block in run.get("rankers", {}).items():
-        for qtype, metrics in block.get("by_type", {}).items():
-            value = metrics.get(metric)
-            if value is None:
-                continue
-            rows.append(
-                {
-                    "ranker": ranker,
-                    "type": qtype,
-                    "mean": value.get("mean"),
-                    "ci_low": value.get("ci_low"),
-                    "ci_high": value.get("ci_high"),
-                    "n": value.get("n"),
-                }
-            )
-    return rows
+def by_type_rows(run: Run, metric: str) -> list[Row]:
+    """One row per ranker and question type: ``metric``'s mean and interval."""
+    return [
+        {"ranker": ranker, "type": qtype, **_interval_row(metrics[metric])}
+        for ranker, block in run.rankers.items()
+        for qtype, metrics in block.by_type.items()
+        if metric in metrics
+    ]
