@@ -64,6 +64,12 @@ def sidebar() -> None:
         status = model_status()
         st.markdown(f"**Answers** · {ui.md(status)}")
         st.caption(ui.PRIVACY)
+        if ws.warm_error:
+            st.warning(
+                ui.md(
+                    f"Loading the model in the background failed ({ws.warm_error}); the first question loads it."
+                )
+            )
 
 
 navigation = st.navigation(PAGES)

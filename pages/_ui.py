@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import html
 import re
-import threading
 import uuid
 from pathlib import Path
 
@@ -61,25 +60,11 @@ def _workspace(home: str) -> Workspace:
     return Workspace(Path(home))
 
 
-_WARM_LOCK = threading.Lock()
-
-
 def warm_up() -> None:
     """Load the model and the demo's dense index in a background thread, once
     per process; called after the first page has painted, so the first
-    question finds them ready."""
-    ws = workspace()
-    with _WARM_LOCK:
-        if ws.warm_thread is None:
-            ws.warm_thread = threading.Thread(target=_warm, args=(ws,), name="ragcore-warm-up", daemon=True)
-            ws.warm_thread.start()
-
-
-def _warm(ws: Workspace) -> None:
-    try:
-        ws.warm_up()
-    except Exception:
-        pass
+    question finds them ready (a failure is logged and shown in the sidebar)."""
+    workspace().start_warm_up()
 
 
 def workspace() -> Workspace:

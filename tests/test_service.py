@@ -769,3 +769,16 @@ def test_indexes_kept_in_memory_are_bounded_and_the_demo_stays(workspace: Worksp
     # Private collections are owned by their session, so they can be expired by owner.
     owners = dict(workspace.library.connect().execute("SELECT name, owner FROM collections").fetchall())
     assert all(owners[n] == n for n in names) and owners[DEMO_COLLECTION] is None
+
+
+def test_a_failed_background_warm_up_is_logged_and_kept(workspace: Workspace, monkeypatch, caplog) -> None:
+    def broken(collection: str, progress=None) -> int:
+        raise RuntimeError("model file missing")
+
+    monkeypatch.setattr(workspace.indexes, "ensure_dense", broken)
+    with caplog.at_level("ERROR", logger="ragcore.services.workspace"):
+        thread = workspace.start_warm_up()
+        thread.join(timeout=30)
+    assert workspace.warm_error == "RuntimeError: model file missing"
+    assert "background warm-up failed" in caplog.text and "model file missing" in caplog.text
+    assert workspace.start_warm_up() is thread  # started once per workspace

@@ -7,6 +7,7 @@ behaviour beyond wiring and the start-up warm-up.
 
 from __future__ import annotations
 
+import logging
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,6 +27,8 @@ from .review import Review
 if TYPE_CHECKING:
     from ..retrieval.embedding import Embedder
     from ..retrieval.rerank import Reranker
+
+log = logging.getLogger(__name__)
 
 
 class Workspace:
@@ -58,7 +61,9 @@ class Workspace:
         self.review = Review(self.library, self.asking)
         self.evaluation = Evaluations(self.library, self.indexes, results_dir)
         self.explain = Explain(self.library, self.indexes, self.asking)
-        self.warm_thread: threading.Thread | None = None  # set by the app when it warms up in the background
+        self.warm_thread: threading.Thread | None = None  # the background warm-up, once started
+        self.warm_error: str | None = None  # why the background warm-up failed, if it did
+        self._warm_lock = threading.Lock()
         self.collections.expire_sessions()  # private collections of sessions that ended while no app ran
 
     def warm_up(self, collection: str = DEMO_COLLECTION) -> None:
@@ -66,3 +71,20 @@ class Workspace:
         thread at start-up, so the first question finds them ready)."""
         self.collections.ensure_demo()
         self.indexes.ensure_dense(collection)
+
+    def start_warm_up(self) -> threading.Thread:
+        """Warm up in a background thread, once per Workspace. A failure is
+        logged with its traceback and kept in ``warm_error`` for the app to
+        show; the first question then loads what it needs itself."""
+        with self._warm_lock:
+            if self.warm_thread is None:
+                self.warm_thread = threading.Thread(target=self._warm, name="ragcore-warm-up", daemon=True)
+                self.warm_thread.start()
+            return self.warm_thread
+
+    def _warm(self) -> None:
+        try:
+            self.warm_up()
+        except Exception as exc:  # a background thread has no caller to raise to
+            log.exception("background warm-up failed")
+            self.warm_error = f"{type(exc).__name__}: {exc}"
