@@ -143,6 +143,6 @@ def test_an_unknown_chunking_is_refused_before_a_worker_starts() -> None:
 def test_a_slow_markdown_upload_is_rejected_and_the_library_unchanged(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(guard, "DEFAULT_TIMEOUT_S", 0.2)
     ws = Workspace(tmp_path / "home", demo_dir=tmp_path / "no-demo")
-    outcome = ws.upload("uploads", "headings.md", _many_headings(200_000))
+    outcome = ws.docs.upload("uploads", "headings.md", _many_headings(200_000))
     assert outcome.status == "rejected" and "longer than 0.2 s" in outcome.message
-    assert ws.documents("uploads") == []
+    assert ws.docs.documents("uploads") == []
