@@ -62,7 +62,9 @@ class Evaluations:
         for path in sorted(self.results_dir.glob("*.json")):
             try:
                 data = json.loads(path.read_text(encoding="utf-8"))
-                run = run_from_json(data) if isinstance(data, dict) else None
+                # Other kinds of stored results (e.g. geneval's "generation") are not retrieval runs.
+                ours = isinstance(data, dict) and data.get("kind") in (None, "retrieval", "answers")
+                run = run_from_json(data) if ours else None
             except (OSError, ValueError, KeyError, TypeError, AttributeError):
                 continue  # not JSON, or not a run
             if run is not None:
