@@ -402,6 +402,12 @@ class ChunkingRun:
 
 
 AnyRun = Run | ChunkingRun
+RUN_KINDS = (None, "retrieval", "answers")  # stored results of other kinds are not runs
+
+
+def is_run(data: object) -> bool:
+    """Whether stored JSON is a run (not e.g. a threshold study or a generation run)."""
+    return isinstance(data, dict) and data.get("kind") in RUN_KINDS
 
 
 def run_from_json(data: Mapping[str, JsonValue]) -> AnyRun:

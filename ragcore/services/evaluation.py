@@ -14,7 +14,7 @@ from .. import config, errors
 from ..corpus import Corpus
 from ..evaluation.goldset import GoldSet, load_goldset
 from ..evaluation.orchestration import run_goldset
-from ..evaluation.run import AnyRun, ChunkingRun, JsonValue, RunSettings, run_from_json
+from ..evaluation.run import AnyRun, ChunkingRun, JsonValue, RunSettings, is_run, run_from_json
 from ..evaluation.runner import Ranker
 from ..evaluation.statistics import RESAMPLES
 from ..store import Library
@@ -62,9 +62,7 @@ class Evaluations:
         for path in sorted(self.results_dir.glob("*.json")):
             try:
                 data = json.loads(path.read_text(encoding="utf-8"))
-                # Other kinds of stored results (e.g. geneval's "generation") are not retrieval runs.
-                ours = isinstance(data, dict) and data.get("kind") in (None, "retrieval", "answers")
-                run = run_from_json(data) if ours else None
+                run = run_from_json(data) if is_run(data) else None  # other kinds of results are skipped
             except (OSError, ValueError, KeyError, TypeError, AttributeError):
                 continue  # not JSON, or not a run
             if run is not None:

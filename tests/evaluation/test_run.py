@@ -9,15 +9,16 @@ from pathlib import Path
 import pytest
 
 from ragcore.evaluation.goldset import Question
-from ragcore.evaluation.run import ChunkingRun, Comparison, Run, run_from_json
+from ragcore.evaluation.run import ChunkingRun, Comparison, Run, is_run, run_from_json
 from ragcore.evaluation.runner import Scoring, score_run
 
 RESULTS = Path(__file__).resolve().parents[2] / "eval" / "results"
-STORED = sorted(RESULTS.glob("*.json"))
+STORED = [p for p in sorted(RESULTS.glob("*.json")) if is_run(json.loads(p.read_text(encoding="utf-8")))]
 
 
 def test_there_are_stored_runs_to_check() -> None:
     assert len(STORED) >= 2
+    assert not is_run({"kind": "curated-threshold"}) and is_run({"kind": "answers"})
 
 
 @pytest.mark.parametrize("path", STORED, ids=lambda p: p.name)
