@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragcore import config as ragconfig
+from ragcore.answer import checks
 from ragcore.answer.ailog import redact
 from ragcore.answer.local import PLACEHOLDER_KEY, complete_structured
 from ragcore.answer.models import ModelConfig
@@ -239,13 +240,18 @@ def call_model(
     served = config.api_base is not None or config.on_this_machine
     started = time.perf_counter()
     secrets = [config.api_key] if config.api_key else []
+    # A reply that quotes a configured key is masked before anyone sees it (ragcore.answer.checks).
+    keys = checks.configured_secrets(secrets)
     try:
         if served:  # JSON schema where the server takes it, else the prompt's instructions
             response = complete_structured(completion, kwargs, config.api_base, config.model)
         else:
             response = completion(**kwargs)
         if stream_callback is not None:
-            text, usage, finish, refusal = _read_stream(response, stream_callback)
+            shown = stream_callback
+            text, usage, finish, refusal = _read_stream(
+                response, lambda so_far: shown(checks.redact_stream(so_far, keys))
+            )
         else:
             text, usage, finish, refusal = _read_reply(response)
     except Exception as exc:
@@ -256,6 +262,7 @@ def call_model(
     prompt_tokens, completion_tokens = _usage_tokens(usage)
     cost, source = _cost(response, config.model, prompt_tokens, completion_tokens, chars, len(text))
     spend.add(cost)
+    text = checks.redact_secrets(text, keys)
     return CallResult(text, prompt_tokens, completion_tokens, cost, source, duration_ms, finish, refusal)
 
 
