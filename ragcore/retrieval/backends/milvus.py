@@ -30,6 +30,9 @@ from . import IndexTarget
 from . import milvus_schema as schema
 
 DEFAULT_TIMEOUT_S = 8.0  # per call; the issue asks for a clear error within 10 s
+# Writes may wait on the engine sealing a full buffer (Milvus Lite: seconds,
+# more on a loaded machine); a refused or reset connection still fails at once.
+WRITE_TIMEOUT_S = 60.0
 SETTLE_TIMEOUT_S = 600.0  # flushing and first index build after an ingest (Lite: seconds per 10k rows)
 INSERT_BATCH = 256
 DELETE_BATCH = 1_000
@@ -166,9 +169,9 @@ class MilvusIndex:
     def client(self):
         return client_for(self.target, self.timeout)
 
-    def _do(self, doing: str, method: str, *args, **kwargs):
+    def _do(self, doing: str, method: str, *args, timeout: float | None = None, **kwargs):
         with translated(self.target, doing):
-            return getattr(self.client, method)(*args, timeout=self.timeout, **kwargs)
+            return getattr(self.client, method)(*args, timeout=timeout or self.timeout, **kwargs)
 
     # ---------------------------------------------------------- lifecycle
 
@@ -250,7 +253,8 @@ class MilvusIndex:
         key_set = set(keys)
         stale = [k for k in stored if k not in key_set]
         for start in range(0, len(stale), DELETE_BATCH):
-            self._do("delete passages", "delete", self.name, ids=stale[start : start + DELETE_BATCH])
+            part = stale[start : start + DELETE_BATCH]
+            self._do("delete passages", "delete", self.name, ids=part, timeout=WRITE_TIMEOUT_S)
         todo: dict[str, int] = {}
         for i, key in enumerate(keys):
             if key not in stored:
@@ -261,7 +265,7 @@ class MilvusIndex:
             chunk = [passages[i] for i in part]
             vectors = vectors_for(part)
             data = schema.rows(chunk, [keys[i] for i in part], vectors, collection)
-            self._do("insert passages", "insert", self.name, data)
+            self._do("insert passages", "insert", self.name, data, timeout=WRITE_TIMEOUT_S)
         if rows or stale:
             self._settle()
         self.set_meta(self.name, wanted)
