@@ -26,7 +26,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from . import config, errors
-from .corpus import Corpus, IngestReport, corpus_from_library, sync_folder
+from .corpus import Corpus, IngestReport, add_document, corpus_from_library, rechunk, sync_folder
 from .records import Answer, Document, Hit, Passage, sha256_hex
 from .store import DocumentInfo, Library
 
@@ -216,7 +216,6 @@ class Workspace:
         self._reranker = reranker
         self._lock = threading.RLock()
         self._dense_lock = threading.Lock()
-        self._search_lock = threading.Lock()
         self._retrievers: dict[str, tuple[str, Any]] = {}
         self._demo_synced = False
         self._demo_seeded = False
@@ -397,7 +396,7 @@ class Workspace:
                 return cached[1]
             corpus = self.corpus(collection)
             retriever = Retriever(
-                corpus, library=self.library, embedder=self._lazy_embedder(), reranker=self.reranker
+                corpus, vector_cache=self.library, embedder=self._lazy_embedder(), reranker=self.reranker
             )
             self._retrievers.pop(collection, None)
             self._retrievers[collection] = (fingerprint, retriever)  # most recently built last
@@ -481,7 +480,7 @@ class Workspace:
             # Owned by its session, so private collections can be expired by owner.
             self.library.ensure_collection(collection, owner=collection)
         try:
-            result = self.library.add_document(collection, doc, chunking)
+            result = add_document(self.library, collection, doc, chunking)
         except errors.RagcoreError as exc:
             return UploadOutcome(name, "rejected", str(exc))
         if result.status == "duplicate":
@@ -575,7 +574,7 @@ class Workspace:
         if chunking not in CHUNKINGS:
             raise ValueError(f"chunking must be one of {', '.join(CHUNKINGS)}, not {chunking!r}")
         self._check_writable(collection)
-        count = self.library.rechunk(collection, name, chunking)
+        count = rechunk(self.library, collection, name, chunking)
         self._embed_document(collection, name, progress or (lambda stage, fraction: None))
         return count
 
@@ -647,17 +646,16 @@ class Workspace:
         retriever = self.retriever(collection)
         if mode != "bm25" and retriever.passages:
             self.ensure_dense(collection)
-        # A retriever keeps the notes and timings of its last search, so sessions
-        # searching the same collection take turns (a search takes milliseconds).
-        with self._search_lock:
-            hits = retriever.search(question, mode, k)
-            snapshot = SimpleNamespace(
-                notes=list(retriever.notes),
-                timings_ms=dict(retriever.timings_ms),
-                passages=retriever.passages,
-                corpus=retriever.corpus,
-            )
-        return hits, snapshot
+        # No lock: the result carries this search's notes and timings, and the
+        # retriever holds only index state, so sessions search at once.
+        result = retriever.search(question, mode, k)
+        snapshot = SimpleNamespace(
+            notes=list(result.notes),
+            timings_ms=dict(result.timings_ms),
+            passages=retriever.passages,
+            corpus=retriever.corpus,
+        )
+        return result.hits, snapshot
 
     def ask(
         self,
@@ -963,7 +961,7 @@ class Workspace:
             progress(f"loading {Path(gold.corpus).name} with {chunking} chunking")
         corpus = load_corpus(Path(gold.corpus), chunking, self.library)
         retriever = Retriever(
-            corpus, library=self.library, embedder=self._lazy_embedder(), reranker=self.reranker
+            corpus, vector_cache=self.library, embedder=self._lazy_embedder(), reranker=self.reranker
         )
         if any(r != "bm25" for r in rankers):
             if progress:

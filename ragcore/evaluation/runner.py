@@ -315,7 +315,7 @@ def retriever_rankers(
 
     def make(mode: str) -> Ranker:
         def rank(text: str) -> list[RankedItem]:
-            hits = retriever.search(text, mode=mode, k=fetch)
+            hits = retriever.search(text, mode=mode, k=fetch).hits
             return [
                 RankedItem(
                     h.passage.id,
@@ -351,7 +351,7 @@ def build_rankers(
     if progress:
         progress(f"indexing {len(corpus.documents)} documents, {len(corpus.passages)} passages")
     # The library caches passage vectors by content, so a second run embeds nothing.
-    retriever = Retriever(corpus, library=library)
+    retriever = Retriever(corpus, vector_cache=library)
     if any(mode != "bm25" for mode in modes):
         last = [-1]
 

@@ -10,6 +10,7 @@ import random
 import threading
 import time
 
+from ragcore.corpus import add_document
 from ragcore.guard import load_bytes_guarded
 from ragcore.service import Workspace
 
@@ -48,7 +49,7 @@ def test_eight_sessions_add_remove_and_query_at_once(tmp_path) -> None:
                     n += 1
                     token = f"zq{s}x{n}w"
                     name = f"s{s}-{n}.md"
-                    result = ws.library.add_document(COLLECTION, load_bytes_guarded(_document(token), name))
+                    result = add_document(ws.library, COLLECTION, load_bytes_guarded(_document(token), name))
                     assert result.status == "added", result
                     live[s].add(name)
                 elif op == "remove":
@@ -62,7 +63,9 @@ def test_eight_sessions_add_remove_and_query_at_once(tmp_path) -> None:
                     hits, _ = ws.search(COLLECTION, token, "bm25", 3)
                     assert hits and hits[0].passage.doc == name, (name, [h.passage.doc for h in hits])
                 else:
-                    result = ws.library.add_document(COLLECTION, load_bytes_guarded(COMMON, f"common-{s}.md"))
+                    result = add_document(
+                        ws.library, COLLECTION, load_bytes_guarded(COMMON, f"common-{s}.md")
+                    )
                     assert result.status in ("added", "duplicate"), result
                 with lock:
                     counts[op] += 1
