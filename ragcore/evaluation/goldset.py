@@ -23,10 +23,11 @@ from pathlib import Path
 
 from ..errors import GoldSetError
 from ..records import Document, Passage
+from .answer_key import AnswerKey, parse_answer_key
 
 UNITS = ("passage", "document")
 DEFAULT_TYPE = "untyped"
-_JUDGEMENT_KEYS = frozenset({"doc", "grade", "quote", "lines", "note"})
+_JUDGEMENT_KEYS = frozenset({"doc", "grade", "quote", "lines", "note", "part"})
 _MAX_LISTED_PROBLEMS = 25
 
 
@@ -47,11 +48,13 @@ class Judgement:
     grade: int
     quote: str | None = None
     lines: tuple[int, int] | None = None
+    part: int | None = None  # which part of a multi-part question it answers
 
 
 @dataclass(frozen=True)
 class GoldQuestion(Question):
     judgements: tuple[Judgement, ...] = ()
+    answer: AnswerKey | None = None
 
 
 @dataclass(frozen=True)
@@ -185,7 +188,8 @@ def _parse_question(q: object, number: int, where: str, grades: dict) -> GoldQue
     if not isinstance(judgements_raw, list):
         raise GoldSetError(f"{label}: 'judgements' must be a list (it may be empty)")
     judgements = tuple(_parse_judgement(j, i, label, grades) for i, j in enumerate(judgements_raw, 1))
-    return GoldQuestion(id=qid, text=text, type=qtype.strip(), judgements=judgements)
+    answer = parse_answer_key(q["answer"], label) if "answer" in q else None
+    return GoldQuestion(id=qid, text=text, type=qtype.strip(), judgements=judgements, answer=answer)
 
 
 def _parse_judgement(j: object, number: int, label: str, grades: dict) -> Judgement:
@@ -223,7 +227,10 @@ def _parse_judgement(j: object, number: int, label: str, grades: dict) -> Judgem
         if not 1 <= lines[0] <= lines[1]:
             raise GoldSetError(f"{where}: 'lines' {lines} must satisfy 1 <= first <= last")
         span = (int(lines[0]), int(lines[1]))
-    return Judgement(doc=_clean_doc(doc), grade=int(grade), quote=quote, lines=span)
+    part = j.get("part")
+    if part is not None and (not _is_int(part) or part < 1):
+        raise GoldSetError(f"{where}: 'part' must be a whole number of at least 1, not {part!r}")
+    return Judgement(doc=_clean_doc(doc), grade=int(grade), quote=quote, lines=span, part=part)
 
 
 def _is_int(value: object) -> bool:
