@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from . import errors
+from .permissions import secure_home
 from .records import Document, Passage
 
 SCHEMA_VERSION = 1
@@ -106,8 +107,8 @@ class Library:
 
     def __init__(self, home: Path | str) -> None:
         self.home = Path(home)
-        self.home.mkdir(parents=True, exist_ok=True)
         self.path = self.home / "library.sqlite3"
+        secure_home(self.home, self.path)  # 0700 folder, 0600 files (ragcore.permissions)
         self._local = threading.local()
         conn = self.connect()
         conn.executescript(_SCHEMA)  # idempotent; executescript manages its own transaction
