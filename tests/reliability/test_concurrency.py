@@ -21,10 +21,10 @@ COMMON = b"# Common terms\n\nEvery session adds this same file; it must be store
 
 
 def _code_word(name: str) -> str:
-    """One letters-only word per document name ("s3-2.md" -> "zqsdxcw"): the
-    tokenizer splits digits from letters, and fragments shared with other
-    names ("zq3x2w" vs "zq3x3w") could outrank the document itself."""
-    return "zq" + name[:-3].translate(str.maketrans("0123456789-", "abcdefghijx")) + "w"
+    """A letters-only code word per document name ("s3-12.md" -> "zqdxbcw"): one whole
+    token, never split at digits, so a sibling sharing a fragment cannot outrank it."""
+    letters = name[1:-3].translate(str.maketrans("0123456789-", "abcdefghijx"))
+    return f"zq{letters}w"
 
 
 def _document(token: str) -> bytes:
