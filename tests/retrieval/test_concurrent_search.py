@@ -10,7 +10,7 @@ import numpy as np
 from test_retriever import ToyEmbedder, make_corpus
 
 from ragcore.retrieval import Retriever, SearchResult
-from ragcore.service import DEMO_COLLECTION, Workspace
+from ragcore.services import DEMO_COLLECTION, Workspace
 
 WAIT_S = 10.0
 
@@ -79,11 +79,11 @@ def test_the_workspace_takes_no_lock_around_search(tmp_path) -> None:
     (demo / "faq.md").write_text("# FAQ\n\n## Login\n\nReset your password on the login page.\n")
     embedder = HeldEmbedder()
     ws = Workspace(tmp_path / "home", demo_dir=demo, demo_vectors=tmp_path / "none.npz", embedder=embedder)
-    ws.ensure_demo()
-    ws.ensure_dense(DEMO_COLLECTION)
+    ws.collections.ensure_demo()
+    ws.indexes.ensure_dense(DEMO_COLLECTION)
 
     def search(question: str, mode: str) -> SearchResult:
-        hits, facts = ws.search(DEMO_COLLECTION, question, mode, 3)
+        hits, facts = ws.asking.search(DEMO_COLLECTION, question, mode, 3)
         return SearchResult(hits, facts.notes, facts.timings_ms, mode)
 
     slow, quick = _overlap(search, ("slow uptime guarantee", "hybrid"), ("password", "bm25"), embedder)
