@@ -316,6 +316,10 @@ def peak_rss_mb() -> float:
 
 
 def run(args) -> int:
+    if getattr(args, "backend", None):  # embedded and Milvus side by side
+        from .retrieval.backends.milvus_bench import run_backends
+
+        return run_backends(args)
     sizes = [int(s) for s in str(args.sizes).split(",") if s.strip()]
     results: list[Measurement] = []
 

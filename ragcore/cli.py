@@ -41,6 +41,15 @@ def _add_search_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mode", default=None, choices=MODES, help="retrieval mode (default: hybrid)")
     p.add_argument("--k", type=int, default=10, help="number of hits (default 10)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    _add_backend_arg(p)
+
+
+def _add_backend_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--backend",
+        metavar="INDEX",
+        help="index backend: embedded, milvus:PATH or http(s)://HOST:19530 (overrides RAGCORE_INDEX)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -66,9 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
     except ImportError:  # the evaluation package is optional while it is being built
         eval_command = None
     if eval_command is not None:
-        eval_command.add_arguments(
-            sub.add_parser("eval", help="evaluate rankers on a gold set or BEIR folder")
-        )
+        p = sub.add_parser("eval", help="evaluate rankers on a gold set or BEIR folder")
+        eval_command.add_arguments(p)
+        _add_backend_arg(p)
 
     from .curated.command import add_parser as add_curated_parser
 
@@ -84,12 +93,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--sizes", default="1000,10000,100000")
     p.add_argument("--json", action="store_true")
     p.add_argument("--skip-ingest", action="store_true", help="skip the PDF and embedding measurements")
+    _add_backend_arg(p)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        if getattr(args, "backend", None):
+            # --backend is RAGCORE_INDEX for this command (and what it starts)
+            from .retrieval.backends import parse_index
+
+            parse_index(args.backend)
+            os.environ["RAGCORE_INDEX"] = args.backend
         if args.command == "ingest":
             return cmd_ingest(args)
         if args.command == "search":
@@ -185,7 +201,7 @@ def seed_shipped_vectors(library, folder: Path) -> int:
 
 
 def make_retriever(corpus, library):
-    from .retrieval import Retriever
+    from .retrieval.backends.select import make_retriever as on_backend
 
     reranker = None
     if config.settings().reranker_dir is not None:
@@ -193,7 +209,7 @@ def make_retriever(corpus, library):
 
         reranker = Reranker.from_settings()
         reranker.wait(timeout=60)
-    return Retriever(corpus, vector_cache=library, reranker=reranker)
+    return on_backend(corpus, vector_cache=library, reranker=reranker)
 
 
 def _search(args):

@@ -70,6 +70,8 @@ def index_details(retriever: Retriever, modes: Sequence[str]) -> dict[str, JsonV
     fusion = getattr(retriever, "fusion", None)
     if fusion is not None and any(mode not in ("bm25", "dense") for mode in modes):
         details["fusion"] = {"method": fusion.method, "k": fusion.k, "weights": dict(fusion.weights)}
+    if getattr(retriever, "target", None) is not None:  # a Milvus backend (never its token)
+        details["index_backend"] = retriever.target.shown
     return details
 
 
@@ -89,7 +91,7 @@ def build_rankers(
     library); ``make_retriever`` builds the retriever (default: a plain one)."""
     # Imported late: evaluating ranked lists needs no index.
     from ..corpus import default_library, load_corpus
-    from ..retrieval import Retriever
+    from ..retrieval.backends.select import make_retriever as on_backend  # RAGCORE_INDEX
 
     if progress:
         progress(f"loading {Path(corpus_dir).name} with {chunking} chunking")
@@ -98,7 +100,7 @@ def build_rankers(
     if progress:
         progress(f"indexing {len(corpus.documents)} documents, {len(corpus.passages)} passages")
     # The library caches passage vectors by content, so a second run embeds nothing.
-    retriever = make_retriever(corpus) if make_retriever else Retriever(corpus, vector_cache=library)
+    retriever = make_retriever(corpus) if make_retriever else on_backend(corpus, vector_cache=library)
     if any(mode != "bm25" for mode in modes):
         _ensure_dense(retriever, progress)
     return corpus, retriever_rankers(retriever, modes, unit), index_details(retriever, modes)

@@ -93,9 +93,11 @@ class Indexes:
     def new_retriever(self, corpus: Corpus) -> Retriever:
         """A retriever over ``corpus`` with this library's vector cache and models
         (the model loads only on first dense use; it gets ours once loaded)."""
-        from ..retrieval import Retriever
+        from ..retrieval.backends.select import make_retriever  # RAGCORE_INDEX: embedded or Milvus
 
-        return Retriever(corpus, vector_cache=self.library, embedder=self._embedder, reranker=self.reranker)
+        return make_retriever(
+            corpus, vector_cache=self.library, embedder=self._embedder, reranker=self.reranker
+        )
 
     def forget(self, collections: Iterable[str]) -> None:
         """Drop the indexes of collections that no longer exist."""

@@ -66,7 +66,9 @@ def demo(tmp_path_factory, embedder):
 def pair(demo, embedder):
     corpus, library, home = demo
     embedded = Retriever(corpus, vector_cache=library, embedder=embedder)
-    milvus = make_retriever(corpus, backend=f"milvus:{home}/index.db", vector_cache=library, embedder=embedder)
+    milvus = make_retriever(
+        corpus, backend=f"milvus:{home}/index.db", vector_cache=library, embedder=embedder
+    )
     assert isinstance(milvus, MilvusRetriever)
     assert milvus.ensure_dense() == 0  # every vector came from the cache
     return embedded, milvus
@@ -127,7 +129,11 @@ def test_rrf_runs_in_milvus_and_matches_our_rrf(demo, embedder, questions):
     corpus, library, home = demo
     config = FusionConfig(method="rrf", k=20.0)
     milvus = make_retriever(
-        corpus, backend=f"milvus:{home}/index.db", vector_cache=library, embedder=embedder, fusion_config=config
+        corpus,
+        backend=f"milvus:{home}/index.db",
+        vector_cache=library,
+        embedder=embedder,
+        fusion_config=config,
     )
     embedded = Retriever(corpus, vector_cache=library, embedder=embedder, fusion_config=config)
     for q in questions[:10]:
