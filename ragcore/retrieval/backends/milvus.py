@@ -117,8 +117,9 @@ class translated:
         where = self.target.shown
         if _looks_unreachable(message):
             forget_client(self.target)
+            reason = " ".join(message.split())[:160]
             raise IndexUnavailable(
-                f"Milvus at {where} is unreachable or not answering ({self.doing}); "
+                f"Milvus at {where} is unreachable or not answering ({self.doing}: {reason}); "
                 "uploads are kept in the library and indexed when it is back"
             ) from None
         raise IndexFailure(f"Milvus at {where} failed to {self.doing}: {message[:300]}") from None
