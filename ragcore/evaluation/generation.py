@@ -80,6 +80,11 @@ def load_topics(path: Path | str) -> TopicFile:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "the file"
         raise GenerationError(f"{path}: {where}: {first['msg']}") from None
+    from ragcore.evaluation.answer_key import parse_answer_key
+
+    for t in spec.topics:
+        if t.answer is not None:
+            parse_answer_key(t.answer, f"{path}: topic {t.id}")  # a clear error for a bad key
     ids = [t.id for t in spec.topics]
     dupes = sorted({i for i in ids if ids.count(i) > 1})
     if dupes:

@@ -32,6 +32,8 @@ from ragcore.answer.llm import (
     estimate_tokens,
     log_call,
 )
+from ragcore.evaluation.answer_key import parse_answer_key
+from ragcore.evaluation.answers import stated_alternative
 from ragcore.evaluation.generation import (
     CallKind,
     CallRecord,
@@ -68,6 +70,7 @@ class PlannedCall:
     messages: tuple[dict[str, str], ...]
     max_tokens: int
     worst_usd: float
+    facts: tuple[tuple[str, ...], ...] = ()  # the topic's answer facts (answer calls only)
 
 
 @dataclass(frozen=True)
@@ -102,6 +105,8 @@ def plan_generation(
     """Retrieve and build every prompt; nothing is sent."""
     calls, skipped = [], []
     for t in spec.topics:
+        key = parse_answer_key(t.answer, f"topic {t.id}") if t.answer is not None else None
+        facts = key.facts if key is not None else ()
         answer_hits = tuple(search(t.question))
         study_hits = tuple(search(t.study_topic))
         if not answer_hits or not study_hits:
@@ -124,7 +129,11 @@ def plan_generation(
             ),
         ):
             worst = estimate_cost(config.model, estimate_tokens(prompt.prompt_chars(messages)), limit)
-            calls.append(PlannedCall(t.id, kind, text, hits, tuple(messages), limit, worst))
+            calls.append(
+                PlannedCall(
+                    t.id, kind, text, hits, tuple(messages), limit, worst, facts if kind == "answer" else ()
+                )
+            )
     return GenerationPlan(
         spec, topics_file, config.model, tuple(calls), n_short, n_mcq, mode, k, tuple(skipped)
     )
@@ -196,6 +205,14 @@ def answer_checks(report: dict, sentences: Sequence[str]) -> dict[str, Check]:
     }
 
 
+def fact_recall(facts: Sequence[Sequence[str]], text: str) -> float | None:
+    """Facts stated / facts required, by the answer metrics' rule
+    (``ragcore.evaluation.answers.stated_alternative``); None without facts."""
+    if not facts:
+        return None
+    return sum(stated_alternative(f, text) is not None for f in facts) / len(facts)
+
+
 def _answer_call(planned: PlannedCall, config: ModelConfig, spend: SpendTracker, completion, log):
     chars = prompt.prompt_chars(planned.messages)
     ids = [h.passage.id for h in planned.hits]
@@ -224,6 +241,7 @@ def _answer_call(planned: PlannedCall, config: ModelConfig, spend: SpendTracker,
         text=answer_text(sentences),
         citations=sorted({n for s in sentences for n in s.citations}),
         checks=answer_checks(report, [s.text for s in sentences]),
+        fact_recall=fact_recall(planned.facts, answer_text(sentences)),
     )
     return _record(planned, "ok", "", result), [item]
 

@@ -213,6 +213,31 @@ def test_items_carry_the_automatic_checks():
     )
 
 
+def test_fact_recall_uses_the_answer_metrics_rule():
+    topics = TopicFile(
+        name="t",
+        corpus="x",
+        topics=[
+            TopicSpec(
+                id="a", question="Question about a?", answer={"facts": [["$49", "49 dollars"], "30 days"]}
+            ),
+            TopicSpec(id="b", question="Question about b?", answer={"answerable": False}),
+        ],
+    )
+    completion = scripted(
+        {
+            **{(f"Question about {i}?", "answer"): reply(GOOD_ANSWER) for i in "ab"},
+            **{(f"Question about {i}?", "study"): reply(GOOD_ITEMS) for i in "ab"},
+        }
+    )
+    plan = plan_generation(topics, lambda q: HITS, CONFIG)
+    run = run_plan(plan, CONFIG, llm.SpendTracker(5.0), name="f", corpus="x", completion=completion)
+    # "$49" is stated, "30 days" is not: 1 of 2. An unanswerable topic has no facts.
+    assert run.item("a/answer").fact_recall == pytest.approx(0.5)
+    assert run.item("b/answer").fact_recall is None and run.item("a/item-1").fact_recall is None
+    assert generation_figures(run, resamples=100).fact_recall.mean == pytest.approx(0.5)
+
+
 def test_ratings_are_blind_unless_checks_were_shown_first():
     run = good_run()
     assert not checks_visible(run, "a/answer")
