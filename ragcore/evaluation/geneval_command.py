@@ -98,7 +98,9 @@ def summary_lines(figures: GenerationFigures) -> list[str]:
         )
     if figures.fact_recall is not None:
         r = figures.fact_recall
-        lines.append(f"fact recall: {r.mean:.0%} [{r.low:.0%}, {r.high:.0%}] over answers whose topic has facts")
+        lines.append(
+            f"fact recall: {r.mean:.0%} [{r.low:.0%}, {r.high:.0%}] over answers whose topic has facts"
+        )
     lines += [f"note: {n}" for n in figures.notes]
     return lines
 
