@@ -138,9 +138,15 @@ def _rate(svc: GenerationEvaluations, path, run: GenerationRun) -> None:
     view = svc.view(run, pick)
     _item(view)
     with st.form(f"gen-rate-{pick}"):
-        faithful = st.radio("Faithful to its passages?", ["yes", "no"], index=None, horizontal=True)
-        useful = st.slider("Useful (1-5)", 1, 5, 3)
-        note = st.text_input("Note")
+        faithful = st.radio(
+            "Faithful to its passages?",
+            ["yes", "no"],
+            index=None,
+            horizontal=True,
+            key=f"gen-faithful-{pick}",
+        )
+        useful = st.slider("Useful (1-5)", 1, 5, 3, key=f"gen-useful-{pick}")
+        note = st.text_input("Note", key=f"gen-note-{pick}")
         if st.form_submit_button("Save rating", type="primary"):
             if faithful is None:
                 st.warning("Say whether the item is faithful first.")
