@@ -23,7 +23,7 @@ from ragcore.evaluation.generation import (
     stored_generation_runs,
 )
 from ragcore.evaluation.generation_figures import generation_figures
-from ragcore.evaluation.generation_run import plan_generation, run_plan
+from ragcore.evaluation.generation_run import plan_generation, prompts_hash, run_plan
 from ragcore.records import Document, Hit, Passage
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -286,3 +286,11 @@ def test_topic_files_are_validated(tmp_path: Path):
     bad.write_text(json.dumps({"name": "x", "corpus": "c", "topics": [{"id": "a", "question": "q"}] * 2}))
     with pytest.raises(GenerationError, match="unique"):
         load_topics(bad)
+
+
+def test_the_stored_example_run_is_a_mock_made_with_the_current_prompts():
+    stored = [s for s in stored_generation_runs(ROOT / "eval" / "results") if "mock" in s.title]
+    assert stored, "eval/results has no mock generation run: python -m ragcore geneval --mock (README)"
+    run = load_run(stored[0].path)
+    assert run.mock and run.prompts_hash == prompts_hash()
+    assert len({i.topic for i in run.items}) >= 8
