@@ -280,8 +280,11 @@ def _study_call(
     except ModelCallError as err:
         return _record(planned, _classify(err), err.reason, err.result), []
     reply = (seen[0].choices[0].message.content or "") if seen else ""
+    cut = bool(seen) and getattr(seen[0].choices[0], "finish_reason", None) == "length"
     record = replace(
-        _record(planned, "ok", "", None),
+        _record(planned, "cut_off", "the reply was cut off at the token limit", None)
+        if cut
+        else _record(planned, "ok", "", None),
         reply=reply[:REPLY_KEPT],
         cost_usd=spend.spent_usd - before,
         duration_ms=(time.perf_counter() - started) * 1000,
@@ -300,7 +303,7 @@ def _study_call(
         )
         for it in items
     ]
-    return record, out
+    return record, [] if cut else out
 
 
 def run_plan(

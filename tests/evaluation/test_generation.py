@@ -105,7 +105,7 @@ def spec(*ids: str) -> TopicFile:
 
 
 def test_refused_cut_off_invalid_and_timeouts_count_as_model_failures():
-    topics = spec("ok", "bad", "cut", "no", "slow")
+    topics = spec("ok", "bad", "cut", "no", "slow", "long")
     completion = scripted(
         {
             ("Question about ok?", "answer"): reply(GOOD_ANSWER),
@@ -115,6 +115,9 @@ def test_refused_cut_off_invalid_and_timeouts_count_as_model_failures():
             ("Question about slow?", "answer"): Timeout("read timed out"),
             **{(f"Question about {i}?", "study"): reply(GOOD_ITEMS) for i in ("ok", "bad", "cut", "no")},
             ("Question about slow?", "study"): reply('{"items": "none"}'),
+            ("Question about long?", "answer"): reply(GOOD_ANSWER),
+            # Parses, but the server says it stopped at the token limit: cut off all the same.
+            ("Question about long?", "study"): reply(GOOD_ITEMS, finish="length"),
         }
     )
     plan = plan_generation(topics, lambda q: HITS, CONFIG)
@@ -128,20 +131,23 @@ def test_refused_cut_off_invalid_and_timeouts_count_as_model_failures():
         ("slow", "answer"): "timeout",
         **{(i, "study"): "ok" for i in ("ok", "bad", "cut", "no")},
         ("slow", "study"): "invalid",
+        ("long", "answer"): "ok",
+        ("long", "study"): "cut_off",
     }
     # No fallback: a failed call yields no item, only its record and reply.
-    assert [i.id for i in run.items if i.call == "answer"] == ["ok/answer"]
+    assert [i.id for i in run.items if i.call == "answer"] == ["ok/answer", "long/answer"]
+    assert not [i for i in run.items if i.topic == "long" and i.call == "study"]
     assert next(c for c in run.calls if c.topic == "bad" and c.call == "answer").reply.startswith("Sure!")
     figures = generation_figures(run, resamples=200)
-    assert figures.failures == 5 and figures.calls == 10
+    assert figures.failures == 6 and figures.calls == 12
     assert figures.failures_by_outcome == {
         "refused": 1,
-        "cut_off": 1,
+        "cut_off": 2,
         "invalid": 2,
         "timeout": 1,
         "call_error": 0,
     }
-    assert figures.failure_rate["answer"].successes == 4 and figures.failure_rate["answer"].n == 5
+    assert figures.failure_rate["answer"].successes == 4 and figures.failure_rate["answer"].n == 6
     assert figures.failure_rate["all"].rate == pytest.approx(0.5)
     # Evaluation calls never ask for retries (the user-facing path has its own fallback).
     assert all(kw["num_retries"] == 0 for kw in completion.sent)
