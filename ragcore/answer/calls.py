@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragcore import config as ragconfig
+from ragcore.answer import checks
 from ragcore.answer.ailog import redact
 from ragcore.answer.local import complete_structured, served_at
 from ragcore.answer.models import ModelConfig
@@ -255,10 +256,15 @@ def call_model(
         kwargs["stream_options"] = {"include_usage": True}
     started = time.perf_counter()
     secrets = [config.api_key] if config.api_key else []
+    # A reply that quotes a configured key is masked before anyone sees it (ragcore.answer.checks).
+    keys = checks.configured_secrets(secrets)
     try:
         response = complete_structured(completion, kwargs, config) if served else completion(**kwargs)
         if stream_callback is not None:
-            text, usage, finish, refusal = _read_stream(response, stream_callback)
+            shown = stream_callback
+            text, usage, finish, refusal = _read_stream(
+                response, lambda so_far: shown(checks.redact_stream(so_far, keys))
+            )
         else:
             choice = response.choices[0]
             text = choice.message.content or ""
@@ -274,7 +280,7 @@ def call_model(
     cost, source = _cost(response, config.model, prompt_tokens, completion_tokens, chars, len(text))
     spend.add(cost)
     return CallResult(
-        text,
+        checks.redact_secrets(text, keys),
         prompt_tokens,
         completion_tokens,
         cost,
