@@ -17,7 +17,7 @@ from pages import _ui as ui
 from ragcore import errors
 from ragcore.evaluation.generation import GenerationRun
 from ragcore.evaluation.generation_figures import GenerationFigures
-from ragcore.evaluation.generation_service import GenerationEvaluations, ItemView
+from ragcore.services.generation import GenerationEvaluations, ItemView
 
 MOCK_NOTE = (
     "Mock run: made with LiteLLM's mock response (`mock_response`), so no model wrote these outputs. "
@@ -168,7 +168,7 @@ def _rate(svc: GenerationEvaluations, path, run: GenerationRun) -> None:
         st.rerun()
 
 
-def _run_now(ws, svc: GenerationEvaluations, session: str, coll: str) -> None:
+def _run_now(svc: GenerationEvaluations, session: str, coll: str) -> None:
     model, why = svc.model(os.environ)
     files = svc.topic_files()
     if model is None:
@@ -183,12 +183,11 @@ def _run_now(ws, svc: GenerationEvaluations, session: str, coll: str) -> None:
     where = " (on this machine: nothing leaves it)" if model.on_this_machine else ""
     st.caption(f"Model: {model.model}{where}. Passages are retrieved from the open collection ({coll}).")
     if "spend" not in st.session_state:
-        st.session_state["spend"] = ws.review.spend_tracker(session)
+        st.session_state["spend"] = svc.spend_tracker(session)
     spend = st.session_state["spend"]
     if st.button("Estimate the cost", key="gen-estimate"):
-        search = lambda text: ws.asking.search(coll, text, ui.mode())[0]  # noqa: E731
         try:
-            st.session_state["gen-plan"] = svc.plan(topics, search, model, mode=ui.mode())
+            st.session_state["gen-plan"] = svc.plan(topics, coll, model, mode=ui.mode())
         except errors.RagcoreError as exc:
             st.error(str(exc))
     plan = st.session_state.get("gen-plan")
@@ -208,7 +207,7 @@ def _run_now(ws, svc: GenerationEvaluations, session: str, coll: str) -> None:
             bar.progress(min(done["n"] / max(len(plan.calls), 1), 1.0), text=message)
 
         try:
-            path = svc.start(plan, model, spend, log=ws.review.ai_log(session), progress=progress)
+            path = svc.start(plan, model, spend, session=session, progress=progress)
         except errors.RagcoreError as exc:
             st.error(str(exc))
             return
@@ -217,16 +216,15 @@ def _run_now(ws, svc: GenerationEvaluations, session: str, coll: str) -> None:
         st.rerun()
 
 
-def show(ws, results_dir, session: str, coll: str) -> None:
+def show(svc: GenerationEvaluations, session: str, coll: str) -> None:
     """The generation section of the Evaluation page."""
     st.header("Generation evaluation")
     st.caption(
         "What the model writes (answers and study items) on a fixed topic file, with automatic checks, "
         "a person's blind ratings, and intervals that allow for items of one topic being alike."
     )
-    svc = GenerationEvaluations(results_dir)
     with st.expander("Run a topic file now"):
-        _run_now(ws, svc, session, coll)
+        _run_now(svc, session, coll)
     stored = svc.runs()
     if not stored:
         st.info("No stored generation runs yet: `python -m ragcore geneval --topics eval/demo.geneval.json`.")

@@ -1,9 +1,6 @@
-"""What the Evaluation page's generation section calls: stored generation runs,
-blind rating, and a new run with its cost shown first.
-
-The page passes in how to search the open collection and the session's
-spending cap and AI log, so this module knows no Workspace and no Streamlit.
-"""
+"""Generation evaluation for the Evaluation page: stored generation runs,
+blind rating, and a new run over the open collection with its cost shown
+first (``ragcore.evaluation.generation*`` does the work)."""
 
 from __future__ import annotations
 
@@ -13,7 +10,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ragcore.answer.ailog import AiLog
 from ragcore.answer.calls import SpendTracker
 from ragcore.answer.models import ModelConfig, explain_no_model, find_model
 from ragcore.evaluation.generation import (
@@ -31,9 +27,12 @@ from ragcore.evaluation.generation import (
     stored_generation_runs,
 )
 from ragcore.evaluation.generation_figures import GenerationFigures, generation_figures
-from ragcore.evaluation.generation_run import GenerationPlan, Search, plan_generation, run_plan
+from ragcore.evaluation.generation_run import GenerationPlan, plan_generation, run_plan
 
-EVAL_DIR = Path(__file__).resolve().parents[2] / "eval"
+from .asking import Asking
+from .common import EVAL_DIR
+from .evaluation import Evaluations
+from .review import Review
 
 
 @dataclass(frozen=True)
@@ -47,9 +46,19 @@ class ItemView:
 
 
 class GenerationEvaluations:
-    def __init__(self, results_dir: Path, eval_dir: Path = EVAL_DIR) -> None:
-        self.results_dir = Path(results_dir)
+    """Generation runs in the results folder of ``evaluations``."""
+
+    def __init__(
+        self, evaluations: Evaluations, asking: Asking, review: Review, eval_dir: Path = EVAL_DIR
+    ) -> None:
+        self.evaluations = evaluations
+        self.asking = asking
+        self.review = review
         self.eval_dir = Path(eval_dir)
+
+    @property
+    def results_dir(self) -> Path:
+        return self.evaluations.results_dir
 
     def runs(self) -> list[StoredGeneration]:
         return stored_generation_runs(self.results_dir)
@@ -101,10 +110,19 @@ class GenerationEvaluations:
         found = find_model(env)
         return found, "" if found else explain_no_model(env)
 
+    def spend_tracker(self, session: str | None) -> SpendTracker:
+        return self.review.spend_tracker(session)
+
     def plan(
-        self, topics: Path, search: Search, config: ModelConfig, *, mode: str, k: int = 8
+        self, topics: Path, collection: str, config: ModelConfig, *, mode: str = "hybrid", k: int = 8
     ) -> GenerationPlan:
+        """Every prompt of the topic file over ``collection``, and the worst-case
+        cost; nothing is sent."""
         spec = load_topics(topics)
+
+        def search(text: str):
+            return self.asking.search(collection, text, mode, k)[0]
+
         return plan_generation(spec, search, config, topics_file=topics.name, mode=mode, k=k)
 
     def start(
@@ -113,10 +131,11 @@ class GenerationEvaluations:
         config: ModelConfig,
         spend: SpendTracker,
         *,
-        log: AiLog | None = None,
+        session: str | None = None,
         progress: Callable[[str], None] | None = None,
     ) -> Path:
-        """Run the plan (refused when its estimate passes the cap) and store it."""
+        """Run the plan under ``spend`` (refused when its estimate does not fit),
+        log its calls in ``session``'s AI log, and store it."""
         stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
         name = f"{plan.spec.name}-{stamp}"
         run = run_plan(
@@ -126,7 +145,7 @@ class GenerationEvaluations:
             name=name,
             corpus=plan.spec.corpus,
             local=config.on_this_machine,
-            log=log,
+            log=self.review.ai_log(session),
             progress=progress,
         )
         return save_run(run, self.results_dir / f"{name}.json")
