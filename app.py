@@ -43,7 +43,11 @@ def model_status() -> str:
     from ragcore.answer.llm import find_model
 
     found = find_model(os.environ)
-    return "No key: extractive answers" if found is None else f"Model: {found.model}"
+    if found is None:
+        return "No key: extractive answers"
+    from ragcore.answer.local import LOCAL_LABEL
+
+    return f"Model: {found.model}" + (f" ({LOCAL_LABEL})" if found.on_this_machine else "")
 
 
 def sidebar() -> None:

@@ -19,6 +19,7 @@ from typing import Any
 from ragcore.answer import checks as text_checks
 from ragcore.answer import prompt, study
 from ragcore.answer.ailog import AiLog
+from ragcore.answer.calls import worst_case_cost
 from ragcore.answer.llm import (
     CallResult,
     ModelCallError,
@@ -28,8 +29,6 @@ from ragcore.answer.llm import (
     answer_text,
     call_model,
     checked_answer,
-    estimate_cost,
-    estimate_tokens,
     log_call,
 )
 from ragcore.evaluation.answer_key import parse_answer_key
@@ -128,7 +127,7 @@ def plan_generation(
                 STUDY_MAX_TOKENS,
             ),
         ):
-            worst = estimate_cost(config.model, estimate_tokens(prompt.prompt_chars(messages)), limit)
+            worst = worst_case_cost(config, prompt.prompt_chars(messages), limit)
             calls.append(
                 PlannedCall(
                     t.id, kind, text, hits, tuple(messages), limit, worst, facts if kind == "answer" else ()
@@ -247,7 +246,7 @@ def _answer_call(planned: PlannedCall, config: ModelConfig, spend: SpendTracker,
 
 
 def _litellm_completion() -> Callable[..., Any]:
-    from ragcore.answer.llm import load_litellm
+    from ragcore.answer.calls import load_litellm
 
     return load_litellm().completion
 

@@ -5,6 +5,7 @@ before a run, and a model on this machine end to end (Ask and geneval)."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -13,10 +14,18 @@ import pytest
 from ragcore.answer import local
 from ragcore.evaluation.generation import load_run, save_run
 from tests.app.helpers import REPO, plain, start
+from tests.app.test_model import FAKE_KEY, FakeLiteLLM
 from tests.evaluation.test_generation import good_run
 from tests.local_llm_server import ANSWER_TEXT, LocalModelServer
 
 EVALUATION = "pages/evaluation.py"
+
+
+def generation_page():
+    at = start(EVALUATION)
+    at.button_group(key="eval-source").set_value("Generation").run()
+    assert not at.exception, at.exception
+    return at
 
 
 def page_text(at) -> str:
@@ -25,6 +34,7 @@ def page_text(at) -> str:
     for kind in ("markdown", "caption", "info", "warning", "error", "success", "code"):
         parts += [plain(str(e.value)) for e in at.get(kind)]
     parts += [d.value.to_string() for d in at.dataframe]
+    parts += [h.proto.body for h in at.get("html")]
     return "\n".join(parts)
 
 
@@ -41,7 +51,7 @@ def item_details(run_path: Path, item_id: str) -> list[str]:
 
 
 def test_checks_are_hidden_until_the_item_is_rated(results) -> None:
-    at = start(EVALUATION)
+    at = generation_page()
     assert at.selectbox(key="gen-stored").value.endswith("good.json")
     assert at.selectbox(key="gen-item").value == "a/answer"
     details = item_details(results / "good.json", "a/answer")
@@ -61,7 +71,7 @@ def test_checks_are_hidden_until_the_item_is_rated(results) -> None:
 
 
 def test_showing_checks_first_makes_the_rating_not_blind(results) -> None:
-    at = start(EVALUATION)
+    at = generation_page()
     at.selectbox(key="gen-item").set_value("b/item-1").run()
     assert not any(d in page_text(at) for d in item_details(results / "good.json", "b/item-1"))
     at.button(key="gen-reveal").click().run()
@@ -79,12 +89,13 @@ def test_the_stored_mock_run_says_it_is_a_mock(app_env, tmp_path, monkeypatch) -
         if json.loads(path.read_text()).get("kind") == "generation":
             shutil.copy(path, folder / path.name)
     monkeypatch.setenv("RAGCORE_RESULTS_DIR", str(folder))
-    at = start(EVALUATION)
+    at = generation_page()
     assert any("Mock run" in w.value for w in at.warning)
     assert any(d.proto.label == "Download the run (JSON)" for d in at.get("download_button"))
-    # Listed apart: the retrieval picker does not offer the generation run.
-    retrieval = at.selectbox(key="eval-stored") if any(s.key == "eval-stored" for s in at.selectbox) else None
-    assert retrieval is None or not any("mock" in str(o) for o in retrieval.options)
+    # Listed apart: the retrieval runs' picker does not offer it.
+    at.button_group(key="eval-source").set_value("Stored run").run()
+    assert not any(s.key == "eval-stored" for s in at.selectbox)
+    assert any("No stored runs yet" in i.value for i in at.info)
 
 
 @pytest.fixture
@@ -99,11 +110,11 @@ def served(app_env, tmp_path, monkeypatch):
 
 
 def test_cost_is_shown_before_a_run_against_a_local_model(served, tmp_path) -> None:
-    at = start(EVALUATION)
+    at = generation_page()
     assert any("on this machine: nothing leaves it" in c.value for c in at.caption)
     at.button(key="gen-estimate").click().run()
     assert not at.exception, at.exception
-    assert "Estimated cost: up to $" in page_text(at)
+    assert "Estimated cost:** up to $0.0000 for 20 calls" in page_text(at)  # nothing to pay on this machine
     assert served.requests == []  # nothing was sent to estimate
     at.button(key="gen-start").click().run()
     assert not at.exception, at.exception
@@ -115,11 +126,37 @@ def test_cost_is_shown_before_a_run_against_a_local_model(served, tmp_path) -> N
     assert at.selectbox(key="gen-stored").value == str(stored[0])
 
 
+def test_cost_is_shown_before_a_paid_run_and_counts_against_the_cap(app_env, tmp_path, monkeypatch) -> None:
+    fake = FakeLiteLLM()  # answers every call with an answer-shaped reply
+    monkeypatch.setattr("ragcore.answer.calls.load_litellm", lambda: fake)
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+    monkeypatch.setenv("RAGCORE_RESULTS_DIR", str(tmp_path / "results"))
+    at = generation_page()
+    at.button(key="gen-estimate").click().run()
+    shown = re.search(r"Estimated cost:\*\* up to \$([0-9.]+) for 20 calls to gpt-4o-mini", page_text(at))
+    assert shown and float(shown.group(1)) > 0
+    assert fake.calls == []  # the estimate comes before any call
+    at.button(key="gen-start").click().run()
+    assert not at.exception, at.exception
+    assert len(fake.calls) == 20
+    run = load_run(next((tmp_path / "results").glob("demo-geneval-*.json")))
+    assert 0 < run.spent_usd <= run.estimated_usd <= float(shown.group(1)) + 1e-4
+    # The study calls got an answer-shaped reply: invalid, so failures of the model, shown as such.
+    assert "Model failures:** 10 of 20 calls" in page_text(at)
+    assert at.session_state["spend"].spent_usd == pytest.approx(run.spent_usd)
+
+
 def test_ask_page_with_a_model_on_this_machine(served) -> None:
     at = start()
     assert any("on this machine: nothing leaves it" in plain(c.value) for c in at.caption)
     at.text_input(key="question").set_value("What does the Team plan cost?")
     at.button(key="FormSubmitter:ask-form-Ask").click().run()
     assert not at.exception, at.exception
-    assert any(ANSWER_TEXT in str(h.proto) for h in at.get("html")) or ANSWER_TEXT in page_text(at)
+    assert ANSWER_TEXT in page_text(at)
     assert served.requests and served.requests[-1]["response_format"]["type"] == "json_schema"
+    assert any("on this machine: nothing leaves it" in plain(m.value) for m in at.sidebar.markdown)
+    # A malformed reply: the extractive answer, and the invalid reply counted in the AI log.
+    at.text_input(key="question").set_value("A malformed reply about the Team plan?")
+    at.button(key="FormSubmitter:ask-form-Ask").click().run()
+    assert not at.exception, at.exception
+    assert "Invalid replies: 1 of 2" in page_text(at)
