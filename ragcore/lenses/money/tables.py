@@ -1,0 +1,115 @@
+"""Markdown tables: the row label and column header of a cell."""
+
+from __future__ import annotations
+
+import re
+
+from ragcore.lenses.money.subjects import (
+    _BILLING_ANNUAL,
+    _BILLING_MONTHLY,
+    _GENERIC_HEADERS,
+    _MARKUP,
+    _PLAN_NOUNS,
+    _clean_word,
+    _normalise_phrase,
+    _tokens,
+)
+
+_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
+
+
+def _is_table_row(line: str) -> bool:
+    s = line.strip()
+    return s.startswith("|") and s.count("|") >= 2
+
+
+def _cells(line: str) -> list[str]:
+    s = line.strip()
+    s = s.removeprefix("|").removesuffix("|")
+    return [_MARKUP.sub(" ", c).strip() for c in s.split("|")]
+
+
+def _table_headers(text: str) -> dict[int, list[str]]:
+    """Header cells of every Markdown table row below a separator row, keyed
+    by the row's line start (one pass, so long tables stay linear)."""
+    headers: dict[int, list[str]] = {}
+    if "|" not in text:
+        return headers
+    header: list[str] | None = None
+    previous: str | None = None  # the line before, when it is a table row
+    pos = 0
+    for line in text.split("\n"):
+        if _SEPARATOR.match(line) and "-" in line:
+            header = _cells(previous) if previous is not None else None
+            previous = None
+        elif _is_table_row(line):
+            if header is not None:
+                headers[pos] = header
+            previous = line
+        else:
+            header, previous = None, None
+        pos += len(line) + 1
+    return headers
+
+
+def _table_context(
+    text: str, line: tuple[int, int], offset: int, headers: dict[int, list[str]]
+) -> tuple[str | None, str | None, str | None] | None:
+    """(row label, column header, first header cell) for an offset in a table
+    row, or None when the line is not a table row."""
+    row_text = text[line[0] : line[1]]
+    if not _is_table_row(row_text):
+        return None
+    header = headers.get(line[0], [])
+    row = _cells(row_text)
+    stripped_lead = len(row_text) - len(row_text.lstrip())
+    col = row_text.count("|", 0, offset - line[0]) - (1 if row_text[stripped_lead:].startswith("|") else 0)
+    row_label = row[0] if col > 0 and row and row[0] else None
+    col_header = header[col] if 0 <= col < len(header) and header[col] else None
+    first_header = header[0] if header else None
+    return row_label, col_header, first_header
+
+
+def _table_subject(
+    row_label: str | None, col_header: str | None, first_header: str | None
+) -> tuple[str, str | None, str | None]:
+    """(subject, billing term, period) from a table cell's labels."""
+    billing = None
+    period = None
+    parts: list[str] = []
+    for label in (row_label, col_header):
+        if not label:
+            continue
+        low = label.lower()
+        if _BILLING_MONTHLY.search(low) or re.search(r"\b(?:monthly|per\s+month|/\s*mo(?:nth)?)\b", low):
+            billing, period = "monthly", "month"
+        elif _BILLING_ANNUAL.search(low) or re.search(
+            r"\b(?:annual(?:ly)?|yearly|per\s+year|/\s*y(?:ea)?r)\b", low
+        ):
+            billing, period = "annually", "year"
+        words_ = [_clean_word(t) for t in _tokens(label) if t[:1].isalnum()]
+        words_ = [
+            w
+            for w in words_
+            if w not in _GENERIC_HEADERS
+            and w
+            not in (
+                "monthly",
+                "annual",
+                "annually",
+                "yearly",
+                "per",
+                "month",
+                "year",
+                "billed",
+                "billing",
+            )
+        ]
+        if words_:
+            parts.append(_normalise_phrase(words_))
+    if parts and row_label and first_header:
+        head = _clean_word(first_header)
+        row_words = _normalise_phrase([_clean_word(t) for t in _tokens(row_label)])
+        if head in _PLAN_NOUNS and parts[0] == row_words and not parts[0].endswith(head):
+            parts[0] = f"{parts[0]} {head}"
+    return " / ".join(p for p in parts if p), billing, period
