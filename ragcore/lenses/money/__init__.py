@@ -31,8 +31,9 @@ Chinchor 1998):
 
 from __future__ import annotations
 
-from ragcore.lenses.money.comparison import Conflict, Figure, Mention, MoneyLens, format_amount, money_lens
+from ragcore.lenses.money.comparison import money_lens
 from ragcore.lenses.money.extraction import FigureMatch, extract_figures
+from ragcore.lenses.money.records import Conflict, Figure, Mention, MoneyLens, format_amount
 from ragcore.lenses.money.subjects import subject_key
 
 __all__ = [

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 
-from ragcore.lenses.money.units import _period_before, _read_period
+from ragcore.lenses.money.units import per_before, read_per
 from ragcore.lenses.spans import line_bounds, sentence_at
 
 
@@ -94,7 +95,7 @@ _AMOUNT = re.compile(
 _ISO_SET = frozenset(_ISO)
 
 # A range written "$10-20" or "$10–20": the second number shares the currency.
-_RANGE_TAIL = re.compile(rf"\s?[-–—]\s?(?P<n>{_NUM})(?P<ms>[kKmMbB]|bn)?(?![\w])")
+_RANGE_TAIL = re.compile(rf"\s?[-–—]\s?[$€£¥]?(?P<n>{_NUM})(?P<ms>[kKmMbB]|bn)?(?![\w])")
 # Shapes that are not amounts once we see what follows the number.
 _NOT_AMOUNT_AFTER = re.compile(r"%|\s?percent\b|\.\d|[-–:]\d|\s?(?:am|pm)\b", re.IGNORECASE)
 # "in 2021 dollars": a year naming a price level, not an amount.
@@ -130,10 +131,26 @@ def _parse_amount(m: re.Match) -> tuple[float, str, int, str] | None:
         if m.group(f"{group}w")
         else m.end(num)
     )
-    amount = float(number.replace(",", "")) * (_MULTIPLIERS[mult.lower()] if mult else 1.0)
-    if form == "word" and m.group("word").lower().startswith("cent"):
-        amount /= 100
-    return amount, currency, num_end, form
+    scale = Decimal(1) / 100 if form == "word" and m.group("word").lower().startswith("cent") else Decimal(1)
+    return exact_amount(number, mult) * float(scale), currency, num_end, form
+
+
+def exact_amount(number: str, multiplier: str | None = None) -> float:
+    """The written number as a float, read as a decimal first so that
+    "0.000005787037037" and "1,199.00" come out exactly as written."""
+    value = Decimal(number.replace(",", ""))
+    if multiplier:
+        value *= Decimal(str(_MULTIPLIERS[multiplier.lower()]))
+    return float(value)
+
+
+def per_bound(text: str, line: tuple[int, int], sentence: tuple[int, int]) -> int:
+    """How far a unit may be read after an amount: its line, or the next line
+    too when the sentence goes on there (hard-wrapped text: "per\\nhour")."""
+    if line[1] >= len(text) or text[line[0] : line[1]].lstrip().startswith("|") or sentence[1] <= line[1]:
+        return line[1]
+    next_end = text.find("\n", line[1] + 1)
+    return min(sentence[1], len(text) if next_end < 0 else next_end)
 
 
 @dataclass
@@ -168,15 +185,14 @@ def _find_amounts(text: str, spans: list[tuple[int, int]]) -> list[_Amount]:
         if rng is not None:
             if re.match(r"[-–/.:]\d", text[rng.end() : rng.end() + 2]):
                 continue  # 2021-01-08, 555-123-4567
-            mult = rng.group("ms")
-            second = float(rng.group("n").replace(",", "")) * (_MULTIPLIERS[mult.lower()] if mult else 1.0)
+            second = exact_amount(rng.group("n"), rng.group("ms"))
             values.append((second, rng.start("n"), rng.end()))
             end = rng.end()
         line = line_bounds(text, m.start())
-        period, period_end = _read_period(text, end, line[1])
         sentence = sentence_at(spans, m.start(), line)
+        period, period_end = read_per(text, end, per_bound(text, line, sentence))
         if period is None:
-            period = _period_before(text[max(sentence[0], line[0]) : m.start()])
+            period = per_before(text[max(sentence[0], line[0]) : m.start()])
         out.append(
             _Amount(values, currency.upper(), m.start(), end, max(period_end, end), period, line, sentence)
         )

@@ -28,6 +28,7 @@ _LINKS = _wordset(
     receive receives received get gets got save saves raise raised generate generates
     stays stay remain remains remained moves moved rises rose increases increased
     drops dropped falls fell changes changed becomes became lowered cut
+    reached reaches reach hit hits grew grow totaled stood ended added came
     extra additional mere whopping flat fixed low lower higher just only
     we you they i us them he she
     = : - – — ( ~ ≈ ' “ ” ‘ ’"""
@@ -106,7 +107,8 @@ def _noun_phrase_before(prefix: str) -> tuple[list[str], bool, bool]:
     quantity = i >= 0 and toks[i][:1].isdigit()
     if all(w in _ADJECTIVES for w in phrase) or (phrase and phrase[-1] in _JUNK_HEADS):
         return [], quantity, False
-    proper = bool(original) and i >= 0 and all(t[:1].isupper() for t in original)
+    # a name is Title Case; an acronym ("ARR") is not a name
+    proper = bool(original) and i >= 0 and all(t[:1].isupper() and not t.isupper() for t in original)
     return phrase, quantity, proper
 
 
@@ -132,7 +134,7 @@ def _plan_phrase_after(text: str, window: int = 8) -> list[str]:
     toks = _tokens(text)[:window]
     for j, tok in enumerate(toks):
         w = _clean_word(tok)
-        if w in (".", ";", "!", "?"):
+        if w in (".", ";", "!", "?", ","):
             break
         if w in _PLAN_NOUNS:
             return _plan_phrase(" ".join(toks[: j + 1]))

@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import re
 
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
 from ragcore.lenses.money.subjects import (
     _BILLING_ANNUAL,
     _BILLING_MONTHLY,
     _GENERIC_HEADERS,
-    _MARKUP,
     _PLAN_NOUNS,
     _clean_word,
     _normalise_phrase,
     _tokens,
 )
 
-_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
+_PARSER = MarkdownIt("commonmark").enable("table")
 
 
 def _is_table_row(line: str) -> bool:
@@ -23,33 +25,50 @@ def _is_table_row(line: str) -> bool:
     return s.startswith("|") and s.count("|") >= 2
 
 
-def _cells(line: str) -> list[str]:
-    s = line.strip()
-    s = s.removeprefix("|").removesuffix("|")
-    return [_MARKUP.sub(" ", c).strip() for c in s.split("|")]
+def _inline_text(token: Token) -> str:
+    """A cell's text without its Markdown: link targets, emphasis and code
+    marks dropped ("[**Volume Storage**](/volumes)" is "Volume Storage")."""
+    parts = [c.content for c in token.children or () if c.type in ("text", "code_inline")]
+    return " ".join(" ".join(parts).split())
 
 
 def _table_headers(text: str) -> dict[int, list[str]]:
-    """Header cells of every Markdown table row below a separator row, keyed
-    by the row's line start (one pass, so long tables stay linear)."""
+    """Header cells of every Markdown table body row, keyed by the row's line
+    start offset. The table structure comes from markdown-it (GFM tables)."""
     headers: dict[int, list[str]] = {}
     if "|" not in text:
         return headers
-    header: list[str] | None = None
-    previous: str | None = None  # the line before, when it is a table row
-    pos = 0
-    for line in text.split("\n"):
-        if _SEPARATOR.match(line) and "-" in line:
-            header = _cells(previous) if previous is not None else None
-            previous = None
-        elif _is_table_row(line):
-            if header is not None:
-                headers[pos] = header
-            previous = line
-        else:
-            header, previous = None, None
-        pos += len(line) + 1
+    line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    header: list[str] = []
+    row: list[str] | None = None
+    in_head = False
+    for token in _PARSER.parse(text):
+        if token.type == "thead_open":
+            in_head, header = True, []
+        elif token.type == "thead_close":
+            in_head = False
+        elif token.type == "tr_open":
+            row = []
+            if not in_head and token.map is not None and token.map[0] < len(line_starts):
+                headers[line_starts[token.map[0]]] = header
+        elif token.type == "inline" and row is not None and in_head:
+            header.append(_inline_text(token))
+        elif token.type == "tr_close":
+            row = None
     return headers
+
+
+def _cells(line: str) -> list[str]:
+    """A table row's cells as plain text (the row is parsed as a one-row table)."""
+    s = line.strip()
+    width = len(_split_row(s))
+    parsed = _PARSER.parse(s + "\n|" + "|".join(["---"] * width) + "|\n")
+    return [_inline_text(t) for t in parsed if t.type == "inline"]
+
+
+def _split_row(row: str) -> list[str]:
+    """Raw cells of a row, split on pipes that are not escaped."""
+    return re.split(r"(?<!\\)\|", row.strip().removeprefix("|").removesuffix("|"))
 
 
 def _table_context(
@@ -63,7 +82,8 @@ def _table_context(
     header = headers.get(line[0], [])
     row = _cells(row_text)
     stripped_lead = len(row_text) - len(row_text.lstrip())
-    col = row_text.count("|", 0, offset - line[0]) - (1 if row_text[stripped_lead:].startswith("|") else 0)
+    pipes = len(re.findall(r"(?<!\\)\|", row_text[: offset - line[0]]))
+    col = pipes - (1 if row_text[stripped_lead:].startswith("|") else 0)
     row_label = row[0] if col > 0 and row and row[0] else None
     col_header = header[col] if 0 <= col < len(header) and header[col] else None
     first_header = header[0] if header else None

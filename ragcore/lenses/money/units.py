@@ -6,6 +6,10 @@ from __future__ import annotations
 import re
 
 _PERIOD_WORDS = {
+    "second": "second",
+    "sec": "second",
+    "minute": "minute",
+    "min": "minute",
     "hour": "hour",
     "hr": "hour",
     "day": "day",
@@ -51,12 +55,19 @@ _UNIT_WORDS = {
     "mb": "MB",
     "megabyte": "MB",
 }
-_PERIOD_ORDER = ("hour", "day", "week", "month", "quarter", "year")
+_PERIOD_ORDER = ("second", "minute", "hour", "day", "week", "month", "quarter", "year")
+PERIODS = frozenset(_PERIOD_ORDER) | {"one-time"}
 
 _SEGMENT = re.compile(
     r"\s*(?P<sep>/|\bper\b|\ba\b|\ban\b|\beach\b|\bevery\b)\s*"
-    r"(?P<count>\d[\d,]*(?:\.\d+)?\s*)?(?P<word>team\s+members?|[A-Za-z]+)(?P<dot>\.)?",
+    r"(?P<count>\d[\d,]*(?:\.\d+)?\s*)?(?P<word>team\s+members?|[A-Za-z]+)(?P<dot>\.)?"
+    # "GB-month": a unit per period in one word
+    r"(?:-(?P<hyphen>second|minute|hour|day|week|month|year)\b)?",
     re.IGNORECASE,
+)
+# "a year earlier", "a month ago": a time reference, not a period of the price
+_RELATIVE_TIME = re.compile(
+    r"\s+(?:earlier|ago|later|prior|previously)\b|\s+(?:before|after)(?=\s*(?:[,.;)]|$))", re.IGNORECASE
 )
 _ADVERB_AFTER = re.compile(
     r"\s*,?\s*(?:(?:paid|billed|charged|payable)\s+)?(?P<adv>hourly|daily|weekly|monthly|quarterly|yearly|annually|p\.a\.)",
@@ -72,7 +83,7 @@ _ONE_TIME_AFTER = re.compile(r"\s*(?:one[- ]time|one[- ]off)\b", re.IGNORECASE)
 # "price per user is $5".
 _PERIOD_BEFORE = re.compile(
     r"\b(?P<adv>hourly|daily|weekly|monthly|quarterly|yearly|annual|one[- ]time|one[- ]off)\s+"
-    r"(?:[\w-]+\s+){0,2}?(?:of|is|was|at|for|:|=|-)?\s*$"
+    r"(?:[\w-]+\s+){0,4}?(?:of|is|was|at|for|to|about|around|:|=|-)?\s*$"
     r"|\bper[- ](?P<unit>seat|user|month|year|hour|day|week)\b\s*(?:[\w-]+\s+){0,1}?(?:of|is|was|at|:|=|-)?\s*$",
     re.IGNORECASE,
 )
@@ -102,49 +113,51 @@ def _format_period(units: list[str], periods: list[str]) -> str | None:
     return "/".join(parts) if parts else None
 
 
-def _read_period(text: str, end: int, line_end: int) -> tuple[str | None, int]:
-    """Unit and period written right after an amount; returns (period, end offset)."""
+def _segment_name(m: re.Match) -> tuple[str, str] | None:
+    """("unit"|"period", name) of one "/ GB" or "per 1,000 requests" segment,
+    or None when the segment is not a unit."""
+    sep = m.group("sep").lower()
+    named = _unit_name(m.group("word"))
+    if named is None:
+        if sep not in ("/", "per") or m.group("word").lower() in ("the", "and", "or", "if", "for"):
+            return None
+        # any other unit after "per"/"/": "per 1,000 requests", "/GB", "per site"
+        word = m.group("word")
+        named = ("unit", word.upper() if word.isupper() else _singular(word.lower()))
+    kind, name = named
+    count = (m.group("count") or "").strip()
+    if kind == "unit" and count:
+        name = f"{count.replace(',', '')} {name}"
+    return kind, name
+
+
+def read_per(text: str, end: int, bound: int) -> tuple[str | None, int]:
+    """Unit and period written right after an amount ending at ``end``, read
+    no further than ``bound``: ("GB/month", end offset), ("one-time", ...) or
+    (None, end)."""
     units: list[str] = []
     periods: list[str] = []
     pos = end
-    while True:
-        m = _SEGMENT.match(text, pos, line_end)
-        if not m:
-            break
-        sep = m.group("sep").lower()
-        named = _unit_name(m.group("word"))
-        count = (m.group("count") or "").strip()
+    while (m := _SEGMENT.match(text, pos, bound)) is not None:
+        if m.group("sep").lower() in ("a", "an") and _RELATIVE_TIME.match(text, m.end("word"), bound):
+            break  # "up from $12.9M a year earlier"
+        named = _segment_name(m)
         if named is None:
-            if sep not in ("/", "per") or m.group("word").lower() in (
-                "the",
-                "and",
-                "or",
-                "if",
-                "for",
-            ):
-                break
-            # any other unit after "per"/"/": "per 1,000 requests", "/GB", "per site"
-            word = m.group("word")
-            name = word.upper() if word.isupper() else _singular(word.lower())
-            named = ("unit", name)
-        kind, name = named
-        if kind == "unit" and count:
-            name = f"{count.replace(',', '')} {name}"
-        (units if kind == "unit" else periods).append(name)
-        pos = (
-            m.end()
-            if m.group("dot") and m.group("word").lower() in ("mo", "yr", "hr", "mth")
-            else m.end("word")
-        )
+            break
+        (units if named[0] == "unit" else periods).append(named[1])
+        if m.group("hyphen"):
+            periods.append(_PERIOD_WORDS[m.group("hyphen").lower()])
+        abbreviated = m.group("dot") and m.group("word").lower() in ("mo", "yr", "hr", "mth")
+        pos = m.end() if abbreviated or m.group("hyphen") else m.end("word")
     if not periods:
-        m = _ADVERB_AFTER.match(text, pos, line_end) or _FOR_PERIOD.match(text, pos, line_end)
+        m = _ADVERB_AFTER.match(text, pos, bound) or _FOR_PERIOD.match(text, pos, bound)
         if m is not None:
             word = (m.groupdict().get("adv") or m.groupdict().get("p") or "").lower()
             periods.append(
                 "year" if "12" in word or "twelve" in word else _ADVERBS.get(word, _PERIOD_WORDS.get(word))
             )
             pos = m.end()
-        elif not units and (m := _ONE_TIME_AFTER.match(text, pos, line_end)):
+        elif not units and (m := _ONE_TIME_AFTER.match(text, pos, bound)):
             periods.append("one-time")
             pos = m.end()
     if "one-time" in periods:
@@ -152,7 +165,19 @@ def _read_period(text: str, end: int, line_end: int) -> tuple[str | None, int]:
     return _format_period(units, periods), pos
 
 
-def _period_before(prefix: str) -> str | None:
+def split_per(per: str | None) -> tuple[str | None, str | None]:
+    """("GB", "month") for "GB/month": the unit and the period of a rate."""
+    if per is None:
+        return None, None
+    parts = per.split("/")
+    unit = "/".join(p for p in parts if p not in PERIODS) or None
+    period = "/".join(p for p in parts if p in PERIODS) or None
+    return unit, period
+
+
+def per_before(prefix: str) -> str | None:
+    """The unit or period written just before an amount: "a one-time fee of",
+    "hourly rate of", "monthly net burn fell to about"."""
     m = _PERIOD_BEFORE.search(prefix[-60:])
     if not m:
         return None

@@ -72,11 +72,13 @@ def test_the_changed_price_stated_elsewhere_is_a_conflict(make_hits) -> None:
         }
     )
     (conflict,) = money_lens(hits).conflicts
-    assert conflict.amounts == (20, 25)
+    assert set(conflict.amounts) == {20, 25}
+    assert conflict.relation == "conflict" and "no dates" in conflict.reason
     assert (
         conflict.subject == "pro plan / billed monthly"
     )  # no stated term is taken as monthly for a monthly price
-    assert set(conflict.docs) == {"minutes.md", "quote.md", "pricing.md"}
+    # a proposed change is not a price in force: only the quote and the price list disagree
+    assert set(conflict.docs) == {"quote.md", "pricing.md"}
 
 
 def test_unstated_billing_is_not_compared_with_annual_billing(make_hits) -> None:

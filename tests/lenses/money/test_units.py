@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragcore.lenses.money.units import _period_before, _read_period
+from ragcore.lenses.money.units import per_before, read_per, split_per
 
 
 @pytest.mark.parametrize(
@@ -22,7 +22,7 @@ from ragcore.lenses.money.units import _period_before, _read_period
 )
 def test_period_after_an_amount(after: str, period: str | None) -> None:
     text = "$5" + after
-    assert _read_period(text, 2, len(text))[0] == period
+    assert read_per(text, 2, len(text))[0] == period
 
 
 @pytest.mark.parametrize(
@@ -35,4 +35,4 @@ def test_period_after_an_amount(after: str, period: str | None) -> None:
     ],
 )
 def test_period_before_an_amount(before: str, period: str | None) -> None:
-    assert _period_before(before) == period
+    assert per_before(before) == period
