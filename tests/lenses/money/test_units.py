@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragcore.lenses.money.units import per_before, read_per, split_per
+from ragcore.lenses.money.units import per_before, read_per
 
 
 @pytest.mark.parametrize(
