@@ -170,6 +170,8 @@ class _Amount:
 def _find_amounts(text: str, spans: list[tuple[int, int]]) -> list[_Amount]:
     out: list[_Amount] = []
     for m in _AMOUNT.finditer(text):
+        if out and m.start() < out[-1].end:
+            continue  # the second end of a range already read ("$8-$12")
         parsed = _parse_amount(m)
         if parsed is None:
             continue

@@ -48,7 +48,10 @@ class FigureMatch:
 
 
 _CONTINUATION = re.compile(
-    r"(?:\s*(?:,|;|or|and|/|vs\.?|versus|to|-|–|—|\(|then|just|only|at|on|in|up|down|from|was|is|now|§)\s*)*",
+    # what may stand between two amounts of one subject: "$48 for the full year or $4 per month",
+    # "$18.4M at <date>, up from $12.9M", "$0.02 from <date>; it was $0.03"
+    r"(?:\s*(?:,|;|:|or|and|/|vs\.?|versus|to|-|–|—|―|\(|then|just|only|at|on|in|up|down|from|was|were|is|now|"
+    r"it|this|that|which|previous(?:ly)?|formerly|earlier|old|new|rate|price|§)\s*)*",
     re.IGNORECASE,
 )
 # An amount as a limit, not a price: "claims over $5,000", "invoices of $10,000 or more".

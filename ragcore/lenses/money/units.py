@@ -59,7 +59,7 @@ _PERIOD_ORDER = ("second", "minute", "hour", "day", "week", "month", "quarter", 
 PERIODS = frozenset(_PERIOD_ORDER) | {"one-time"}
 
 _SEGMENT = re.compile(
-    r"\s*(?P<sep>/|\bper\b|\ba\b|\ban\b|\beach\b|\bevery\b)\s*"
+    r"[*_`]*\s*(?P<sep>/|\bper\b|\ba\b|\ban\b|\beach\b|\bevery\b)\s*"
     r"(?P<count>\d[\d,]*(?:\.\d+)?\s*)?(?P<word>team\s+members?|[A-Za-z]+)(?P<dot>\.)?"
     # "GB-month": a unit per period in one word
     r"(?:-(?P<hyphen>second|minute|hour|day|week|month|year)\b)?",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from ragcore.lenses.money import extract_figures, format_amount
@@ -102,3 +104,81 @@ def test_format_amount() -> None:
     assert format_amount(1299, "USD") == "$1,299"
     assert format_amount(49.5, "EUR") == "€49.50"
     assert format_amount(1000, "CHF") == "1,000 CHF"
+
+
+# ---------------------------------------------------------------- rebuilt parsing rules
+
+RATE_CASES = [
+    # tiny per-unit decimals come out exactly as written
+    ("Egress: $0.000004629629630 / GB / second", 0.000004629629630, "GB/second"),
+    ("Compute is $0.00001667 per GB-second.", 0.00001667, "GB/second"),
+    ("Block storage costs $0.10 per GB-month.", 0.10, "GB/month"),
+    ("Builds are billed at $0.008 per minute.", 0.008, "minute"),
+    ("Webhooks: $1.50 per 1,000 requests", 1.5, "1000 request"),
+    # a unit on the next line of hard-wrapped text still belongs to the amount
+    ("Training is charged at $180 per\nhour of trainer time.", 180, "hour"),
+]
+
+
+@pytest.mark.parametrize(("text", "amount", "per"), RATE_CASES, ids=[c[0][:40] for c in RATE_CASES])
+def test_per_unit_rates_keep_their_unit_and_exact_amount(text: str, amount: float, per: str) -> None:
+    (f,) = extract_figures(text)
+    assert f.amount == amount  # exact, not approximately
+    assert f.period == per
+
+
+def test_a_range_with_the_symbol_twice_shares_its_unit() -> None:
+    found = [(f.amount, f.period) for f in extract_figures("Seats run $8-$12 per user per month.")]
+    assert found == [(8, "user/month"), (12, "user/month")]
+
+
+def test_percentages_are_kept_apart_from_money() -> None:
+    found = [f.amount for f in extract_figures("Save 20% on the $50 plan; 100% of fees are refundable.")]
+    assert found == [50]
+
+
+def test_a_relative_time_is_not_a_period() -> None:
+    (_now, before) = extract_figures("Revenue reached $5M, up from $4M a year earlier.")
+    assert before.period is None
+    (f,) = extract_figures("It comes to $700 a month before discounts.")
+    assert f.period == "month"
+
+
+def test_a_period_word_before_the_amount() -> None:
+    (f,) = extract_figures("Monthly net spend fell to about $0.3M in the quarter.")
+    assert f.period == "month"
+    (g,) = extract_figures("Engineers bill at an hourly rate of $190.")
+    assert g.period == "hour"
+
+
+# ---------------------------------------------------------------- property: no nonsense amounts
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_WORDS = st.sampled_from(
+    ["plan", "per", "/", "GB", "month", "-", "–", "$", "€", "USD", "0", "0.0", ".", ",", "1,000", "%", "k", "M",
+     "from", "until", "2024", "March", "was", "now", "|", "\n", "cents", "dollars", "e-8", "1e-9", "−", "(", ")"]
+)  # fmt: skip
+_NUMBERS = (
+    st.integers(0, 15)
+    .flatmap(
+        lambda places: st.decimals(
+            min_value=0, max_value=10**9, places=places, allow_nan=False, allow_infinity=False
+        )
+    )
+    .map(str)
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(_WORDS, _NUMBERS), max_size=25))
+def test_no_amount_is_negative_nan_or_tiny_unless_written(tokens: list[str]) -> None:
+    text = " ".join(tokens)
+    for f in extract_figures(text):
+        assert f.amount == f.amount, text  # not NaN
+        assert f.amount >= 0, text
+        if 0 < f.amount < 1e-6:
+            # only when the text writes such a decimal (or a fraction of a cent)
+            written = text[f.start : f.end].replace(",", "")
+            assert re.search(r"0\.0{4,}", written) or "cent" in text[f.end : f.end + 8], text

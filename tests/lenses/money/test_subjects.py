@@ -53,3 +53,27 @@ def test_subject_key_normalises_plan_words() -> None:
     assert subject_key("pro plans") == subject_key("pro plan")
     assert subject_key("pro plan / billed monthly") != subject_key("pro plan / billed annually")
     assert subject_key("pro plan") != subject_key("business plan")
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("Gross merchandise value (GMV) reached $42M in 2025.", "gmv"),
+        ("Cash at 31 March 2025 was $6.1M.", "cash"),
+        ("Cash at the end of April was $5.8M.", "cash"),
+        ("New MRR added in the third quarter was $0.4M.", "new mrr"),
+        ("ARR reached $9.9M, ahead of plan.", "arr"),
+    ],
+)
+def test_time_phrases_and_acronyms_leave_the_subject(text: str, subject: str) -> None:
+    assert extract_figures(text)[0].subject == subject
+
+
+def test_a_sentence_without_a_subject_takes_the_plan_named_before() -> None:
+    text = "We discussed the Studio plan with the customer.\n\nThe agreed list price is $640 per month."
+    assert extract_figures(text)[-1].subject == "studio plan"
+
+
+def test_a_bare_plan_word_names_nothing() -> None:
+    found = extract_figures("The rule applies to every plan: Solo $90/year and Duo $150/year.")
+    assert [f.subject for f in found] == ["solo", "duo"]

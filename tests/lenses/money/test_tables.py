@@ -27,3 +27,20 @@ def test_transposed_table_takes_plan_from_column_header() -> None:
         (1, "storage / starter", "GB"),
         (0.5, "storage / pro", "GB"),
     ]
+
+
+def test_link_and_emphasis_markup_leave_the_row_label() -> None:
+    text = (
+        "| Service | Rate |\n| --- | --- |\n"
+        "| [**Managed Postgres**](/docs/postgres) | $0.25 / GB / month |\n"
+        "| *Log retention* | `$0.50` per GB |\n"
+    )
+    found = [(f.amount, f.subject, f.period) for f in extract_figures(text)]
+    assert found == [(0.25, "managed postgres", "GB/month"), (0.5, "log retention", "GB")]
+
+
+def test_a_table_after_a_paragraph_is_read_by_the_markdown_parser() -> None:
+    text = "Current list prices.\n\n| Tier | Yearly |\n|:--|--:|\n| Studio \\| Teams | $1,200 |\n"
+    ((amount, subject, period),) = [(f.amount, f.subject, f.period) for f in extract_figures(text)]
+    assert (amount, period) == (1200, "year")
+    assert "studio" in subject and "teams" in subject  # an escaped pipe stays inside its cell
