@@ -19,7 +19,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragcore import config as ragconfig
+from ragcore.answer import checks
 from ragcore.answer.ailog import redact
+from ragcore.answer.local import PLACEHOLDER_KEY, complete_structured
 from ragcore.answer.models import ModelConfig
 from ragcore.answer.prompt import prompt_chars
 from ragcore.errors import RagcoreError
@@ -246,17 +248,30 @@ def call_model(
     }
     if config.api_key:
         kwargs["api_key"] = config.api_key
-    if config.provider in _JSON_MODE:
+    served = config.api_base is not None or config.on_this_machine
+    if config.api_base:
+        kwargs["api_base"] = config.api_base
+    if config.on_this_machine and "api_key" not in kwargs:
+        kwargs["api_key"] = PLACEHOLDER_KEY
+    if config.provider in _JSON_MODE and not served:
         kwargs["response_format"] = {"type": "json_object"}
     if stream_callback is not None:
         kwargs["stream"] = True
         kwargs["stream_options"] = {"include_usage": True}
     started = time.perf_counter()
     secrets = [config.api_key] if config.api_key else []
+    # A reply that quotes a configured key is masked before anyone sees it (ragcore.answer.checks).
+    keys = checks.configured_secrets(secrets)
     try:
-        response = completion(**kwargs)
+        if served:  # JSON schema where the server takes it, else the prompt's instructions
+            response = complete_structured(completion, kwargs, config.api_base, config.model)
+        else:
+            response = completion(**kwargs)
         if stream_callback is not None:
-            text, usage, finish, refusal = _read_stream(response, stream_callback)
+            shown = stream_callback
+            text, usage, finish, refusal = _read_stream(
+                response, lambda so_far: shown(checks.redact_stream(so_far, keys))
+            )
         else:
             choice = response.choices[0]
             text = choice.message.content or ""
@@ -272,7 +287,7 @@ def call_model(
     cost, source = _cost(response, config.model, prompt_tokens, completion_tokens, chars, len(text))
     spend.add(cost)
     return CallResult(
-        text,
+        checks.redact_secrets(text, keys),
         prompt_tokens,
         completion_tokens,
         cost,

@@ -201,7 +201,15 @@ def model_answer(
         return answer
 
     answer = _checked_model_answer(raw, covered, hits, config)
-    flagged = answer.checks["removed_citations"] or answer.checks["unsupported_numbers"]
+    flagged = any(
+        answer.checks[k]
+        for k in (
+            "removed_citations",
+            "unsupported_numbers",
+            "numbers_from_instructions",
+            "echoes_system_prompt",
+        )
+    )
     answer.checks["call_id"] = record("flagged" if flagged else "ok", "", result, answer)
     return answer
 
