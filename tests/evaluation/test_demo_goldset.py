@@ -169,8 +169,9 @@ def test_stored_run_scores_this_gold_set(gold):
     assert settings["name"] == gold.name == "demo"
     assert set(POOLED_RANKERS) <= set(run["rankers"])
     assert run["questions"]["total"] == len(gold.questions)
-    assert set(run["per_question"]) == {q.id for q in gold.questions}
-    assert run["questions"]["by_type"] == dict(Counter(q.type for q in gold.questions))
+    relevant = {q.id for q in gold.questions if any(j.grade >= gold.relevant_min_grade for j in q.judgements)}
+    assert set(run["per_question"]) == relevant  # questions with nothing relevant are dropped
+    assert run["questions"]["by_type"] == dict(Counter(q.type for q in gold.questions if q.id in relevant))
     unanswerable = {q.id for q in gold.questions if q.type == "unanswerable"}
     for qid, result in run["per_question"].items():
         if qid in unanswerable:
