@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..errors import RagcoreError
+from . import lens_eval
 from . import statistics as st
 from .goldset import all_qrels, load_beir, load_goldset, resolve_spans
 from .metrics import HIT_RATES, METRICS, PRIMARY_METRIC
@@ -49,6 +50,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         metavar="DIR",
         help="BEIR folder: corpus.jsonl, queries.jsonl, qrels/test.tsv",
+    )
+    source.add_argument(
+        "--lens-gold", type=Path, metavar="FILE", help="lens gold file (docs/lens-gold-format.md)"
+    )
+    parser.add_argument(
+        "--corpus", type=Path, metavar="DIR", help="with --lens-gold: read this copy of its folder"
     )
     parser.add_argument(
         "--rankers",
@@ -99,6 +106,12 @@ def run(args: argparse.Namespace, stdout: TextIO | None = None, stderr: TextIO |
     started = time.monotonic()
     # Taken before anything is loaded, so they describe the code that runs.
     run_versions = versions()
+    if args.lens_gold is not None:
+        try:
+            return lens_eval.run_command(args.lens_gold, args.corpus, args.json, out)
+        except RagcoreError as exc:
+            print(f"eval: {exc}", file=err)
+            return 1
 
     def progress(message: str) -> None:
         if not args.quiet:
