@@ -69,6 +69,10 @@ def build_parser() -> argparse.ArgumentParser:
             sub.add_parser("eval", help="evaluate rankers on a gold set or BEIR folder")
         )
 
+    from .curated.command import add_parser as add_curated_parser
+
+    add_curated_parser(sub)
+
     from .evaluation import geneval_command
 
     geneval_command.add_arguments(
@@ -95,6 +99,11 @@ def main(argv: list[str] | None = None) -> int:
             from .evaluation import command as eval_command
 
             return eval_command.run(args)
+        if args.command == "curated":
+            from .curated.command import run as run_curated
+
+            return run_curated(args)
+
         if args.command == "geneval":
             from .evaluation import geneval_command
 

@@ -15,6 +15,7 @@ import pytest
 from ragcore import errors, guard
 from ragcore.chunking import chunk_document
 from ragcore.documents import find_control_block, load_bytes, load_path, looks_garbled
+from tests.conftest import missing_shared, require_shared
 
 MARKDOWN = """# Pricing guide
 
@@ -397,8 +398,7 @@ def test_a_numbered_heading_after_a_revision_history_is_not_part_of_it():
 
 def test_real_2018_addendum_is_refused_as_garbled(shared_dir):
     path = shared_dir / "documents/basecamp-policies/pdf/Basecamp_Data_Processing_Addendum_v201805.pdf"
-    if not path.is_file():
-        pytest.skip(f"{path} not present")
+    require_shared(path)
     with pytest.raises(errors.GarbledText) as info:
         load_path(path)
     assert info.value.name == path.name
@@ -408,8 +408,7 @@ def test_real_2022_addendum_loads_with_pages(shared_dir):
     from pypdf import PdfReader
 
     path = shared_dir / "documents/basecamp-policies/pdf/Basecamp_Data_Processing_Addendum_v202212.pdf"
-    if not path.is_file():
-        pytest.skip(f"{path} not present")
+    require_shared(path)
     doc = load_path(path)
     assert doc.kind == "pdf"
     assert len(doc.line_pages) == doc.line_count
@@ -425,7 +424,7 @@ def test_real_markdown_front_matter_is_the_control_block(shared_dir):
     folder = shared_dir / "documents/basecamp-policies"
     files = sorted(p for p in folder.glob("*.md") if p.name != "LICENSE.md")
     if not files:
-        pytest.skip(f"no Markdown in {folder}")
+        missing_shared(f"no Markdown in {folder}")
     for path in files:
         raw = path.read_text(encoding="utf-8").replace("\r\n", "\n").split("\n")
         doc = load_path(path)
@@ -439,8 +438,7 @@ def test_real_markdown_front_matter_is_the_control_block(shared_dir):
 @pytest.mark.slow  # several seconds to a minute: pypdf over a 307-page filing
 def test_real_uber_10k_parses_fully_despite_xref_warnings(shared_dir):
     path = shared_dir / "documents/sec-10k/uber_2021_10k.pdf"
-    if not path.is_file():
-        pytest.skip(f"{path} not present")
+    require_shared(path)
     doc = load_path(path)
     assert len(doc.text) > 1_000_000
     assert max(doc.line_pages) == 307

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import GoldSetError
+from ..quotes import find_quote, quote_pattern  # noqa: F401  (re-exported: callers import them from here)
 from ..records import Document, Passage
 from .answer_key import AnswerKey, parse_answer_key
 
@@ -249,26 +250,6 @@ def _clean_doc(doc: str) -> str:
 
 
 # ------------------------------------------------------------------ spans
-
-
-def quote_pattern(quote: str) -> re.Pattern[str]:
-    """A pattern for ``quote`` in which each run of white space matches any
-    run of white space; everything else, case included, must match exactly."""
-    return re.compile(r"\s+".join(re.escape(part) for part in quote.split()))
-
-
-def find_quote(quote: str, text: str) -> list[tuple[int, int]]:
-    """Every (start, end) where ``quote`` occurs in ``text``, overlapping
-    occurrences included (they make a quote just as ambiguous)."""
-    pattern = quote_pattern(quote)
-    found = []
-    pos = 0
-    while True:
-        m = pattern.search(text, pos)
-        if m is None:
-            return found
-        found.append((m.start(), m.end()))
-        pos = m.start() + 1
 
 
 def resolve_spans(gold: GoldSet, documents: Mapping[str, Document]) -> tuple[ResolvedQuestion, ...]:
