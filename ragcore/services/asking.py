@@ -11,8 +11,10 @@ from dataclasses import dataclass, field, replace
 
 from .. import errors
 from ..answer.calls import SpendTracker
+from ..answer.models import ModelConfig, disclosure, find_model
 from ..corpus import Corpus
 from ..lenses import Lens
+from ..lenses.money import format_amount as format_amount  # for showing a lens's figures
 from ..records import Answer, Hit, Passage
 from ..store import Library
 from .collections import isolated
@@ -67,6 +69,16 @@ class Asking:
         self._search_lock = threading.Lock()
         self.last_query: LastQuery | None = None
         self._last_queries: dict[str | None, LastQuery] = {}  # per session (session isolation)
+
+    @staticmethod
+    def model(env: Mapping[str, str] | None = None) -> ModelConfig | None:
+        """The model that writes answers (keys from ``env``), or None: answers are extractive."""
+        return find_model(env)
+
+    @staticmethod
+    def disclosure(model: ModelConfig | None, spend: SpendTracker | None = None) -> str:
+        """What leaves the machine when a question is asked, to show before the first call."""
+        return disclosure(model, spend)
 
     def search(
         self, collection: str, question: str, mode: str = "hybrid", k: int = DEFAULT_K
