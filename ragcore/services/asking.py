@@ -18,7 +18,7 @@ from ..lenses.money import format_amount as format_amount  # for showing a lens'
 from ..records import Answer, Hit, Passage
 from ..store import Library
 from .collections import isolated
-from .common import DEFAULT_K, Completion
+from .common import DEFAULT_K, AnswerMode, Completion, LensRequest, Mode
 from .indexes import Indexes
 from .review import open_ai_log
 
@@ -39,7 +39,7 @@ class AskOutcome:
 
     question: str
     collection: str
-    mode: str
+    mode: Mode
     hits: list[Hit]
     answer: Answer | None
     lens: Lens | None
@@ -54,10 +54,10 @@ class LastQuery:
 
     question: str
     collection: str
-    mode: str
+    mode: Mode
     timings_ms: dict[str, float]
     hits: int
-    answer_mode: str | None
+    answer_mode: AnswerMode | None
 
 
 class Asking:
@@ -81,7 +81,7 @@ class Asking:
         return disclosure(model, spend)
 
     def search(
-        self, collection: str, question: str, mode: str = "hybrid", k: int = DEFAULT_K
+        self, collection: str, question: str, mode: Mode = "hybrid", k: int = DEFAULT_K
     ) -> tuple[list[Hit], SearchSnapshot]:
         """The top ``k`` hits, and this search's ``notes`` and ``timings_ms``
         (with the searched ``passages`` and ``corpus``)."""
@@ -105,8 +105,8 @@ class Asking:
         collection: str,
         question: str,
         *,
-        mode: str = "hybrid",
-        lens: str = "auto",
+        mode: Mode = "hybrid",
+        lens: LensRequest = "auto",
         k: int = DEFAULT_K,
         env: Mapping[str, str] | None = None,
         session: str | None = None,
@@ -153,7 +153,7 @@ class Asking:
         self._remember(outcome, started, session)
         return outcome
 
-    def relens(self, outcome: AskOutcome, lens: str) -> AskOutcome:
+    def relens(self, outcome: AskOutcome, lens: LensRequest) -> AskOutcome:
         """The same hits under another lens, without a new model call: a
         model's answer is kept; an extractive answer is rebuilt, since it
         leads with the lens's findings."""

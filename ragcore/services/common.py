@@ -19,6 +19,10 @@ UPLOADS_COLLECTION = "uploads"
 SESSION_PREFIX = "session:"  # private upload collections when RAGCORE_ISOLATION=session
 
 Chunking = Literal["auto", "heading", "sentence", "whole"]
+# Retrieval modes (as ragcore.retrieval.MODES) and the lens a user may ask for.
+Mode = Literal["bm25", "dense", "hybrid", "widen", "rerank"]
+LensRequest = Literal["auto", "money", "risk", "none"]
+AnswerMode = Literal["extractive", "model"]
 CHUNKINGS: tuple[Chunking, ...] = ("auto", "heading", "sentence", "whole")
 UPLOAD_SUFFIXES = ("pdf", "txt", "md", "markdown", "text")
 DEFAULT_K = 8
