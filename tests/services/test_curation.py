@@ -99,7 +99,7 @@ def test_edits_import_and_export(workspace) -> None:
     assert workspace.curation.remove_entry(DEMO_COLLECTION, "n1")
     assert [n.text for n in workspace.curation.layer(DEMO_COLLECTION).notes] == ["plain words"]
     before = workspace.curation.export_bytes(DEMO_COLLECTION)
-    with pytest.raises(CuratedFileError, match="bad.json: format"):
+    with pytest.raises(CuratedFileError, match=r"bad\.json: format"):
         workspace.curation.import_bytes(DEMO_COLLECTION, b'{"format": "x"}', "bad.json")
     assert (
         workspace.curation.export_bytes(DEMO_COLLECTION) == before
