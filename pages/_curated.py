@@ -44,8 +44,6 @@ def library_section(ws: Workspace, collection: str) -> None:
     import streamlit as st
 
     from pages import _ui as ui
-    from ragcore import errors
-    from ragcore.curated import CuratedFileError
 
     st.subheader("Curated entries")
     st.caption(
@@ -68,36 +66,44 @@ def library_section(ws: Workspace, collection: str) -> None:
             )
     else:
         st.caption("This collection has no curated file yet.")
-    if not ws.collections.writable(collection):
-        return
-    with st.expander("Import, add a note, or remove an entry"):
-        upload = st.file_uploader("Import a curated file (JSON)", type=["json"], key="curated-import")
-        if upload is not None and st.button(
-            "Replace the curated entries with this file", key="curated-do-import"
-        ):
+    if ws.collections.writable(collection):
+        with st.expander("Import, add a note, or remove an entry"):
+            edit_controls(ws, collection, layer)
+
+
+def edit_controls(ws: Workspace, collection: str, layer) -> None:
+    import streamlit as st
+
+    from pages import _ui as ui
+    from ragcore import errors
+    from ragcore.curated import CuratedFileError
+
+    upload = st.file_uploader("Import a curated file (JSON)", type=["json"], key="curated-import")
+    if upload is not None and st.button(
+        "Replace the curated entries with this file", key="curated-do-import"
+    ):
+        try:
+            ws.curation.import_bytes(collection, upload.getvalue(), upload.name)
+            st.success("Imported.")
+        except (CuratedFileError, errors.RagcoreError) as exc:
+            st.error(ui.md(str(exc)))
+    with st.form("curated-note-form"):
+        doc = st.selectbox(
+            "Document", [i.name for i in ws.docs.documents(collection)], key="curated-note-doc"
+        )
+        quote = st.text_input("A quote from the passage (verbatim)", key="curated-note-quote")
+        text = st.text_input("The note, in plain words", key="curated-note-text")
+        if st.form_submit_button("Add note"):
             try:
-                ws.curation.import_bytes(collection, upload.getvalue(), upload.name)
-                st.success("Imported.")
+                ws.curation.add_note(collection, doc, quote, text)
+                st.success("Note added.")
             except (CuratedFileError, errors.RagcoreError) as exc:
                 st.error(ui.md(str(exc)))
-        with st.form("curated-note-form"):
-            doc = st.selectbox(
-                "Document", [i.name for i in ws.docs.documents(collection)], key="curated-note-doc"
-            )
-            quote = st.text_input("A quote from the passage (verbatim)", key="curated-note-quote")
-            text = st.text_input("The note, in plain words", key="curated-note-text")
-            if st.form_submit_button("Add note"):
-                try:
-                    ws.curation.add_note(collection, doc, quote, text)
-                    st.success("Note added.")
-                except (CuratedFileError, errors.RagcoreError, ValueError) as exc:
-                    st.error(ui.md(str(exc)))
-        if layer is not None and layer.entry_count:
-            ids = [row["Id"] for row in entry_rows(layer)]
-            gone = st.selectbox("Entry", ids, key="curated-remove-id")
-            if st.button("Remove entry", key="curated-remove"):
-                ws.curation.remove_entry(collection, gone)
-                st.rerun()
+    if layer is not None and layer.entry_count:
+        gone = st.selectbox("Entry", [row["Id"] for row in entry_rows(layer)], key="curated-remove-id")
+        if st.button("Remove entry", key="curated-remove"):
+            ws.curation.remove_entry(collection, gone)
+            st.rerun()
 
 
 def entry_rows(layer) -> list[dict[str, str]]:
