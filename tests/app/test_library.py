@@ -35,7 +35,7 @@ def test_upload_markdown_and_pdf_list_reject_and_remove(app_env, monkeypatch) ->
     # A private uploads collection per AppTest session keeps this test's files its own.
     monkeypatch.setenv("RAGCORE_ISOLATION", "session")
     at = _uploads(start("pages/library.py"))
-    assert [s.value for s in at.subheader] == ["Documents (0)"]
+    assert [s.value for s in at.subheader] == ["Documents (0)", "Curated entries"]
 
     pdf = make_pdf(
         [["Quarterly board report", "Revenue grew by a fifth."], ["The Team plan stays at 49 dollars."]]
@@ -73,7 +73,7 @@ def test_upload_markdown_and_pdf_list_reject_and_remove(app_env, monkeypatch) ->
     at.button(key="remove").click().run()
     assert not at.exception, at.exception
     assert _listed(at) == ["notes.md"]
-    assert [s.value for s in at.subheader] == ["Documents (1)"]
+    assert [s.value for s in at.subheader] == ["Documents (1)", "Curated entries"]
 
 
 def test_demo_collection_is_listed_read_only(app_env) -> None:
