@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from ragcore.curated import Note
 from ragcore.records import Answer, Passage
-from ragcore.services import Workspace
+from ragcore.services import DEMO_COLLECTION, Workspace
 from ragcore.services.curation import RelatedItem
 
 
@@ -66,7 +66,8 @@ def library_section(ws: Workspace, collection: str) -> None:
             )
     else:
         st.caption("This collection has no curated file yet.")
-    if ws.collections.writable(collection):
+    # The demo mirrors the shipped folder and its shipped curated file: read-only here.
+    if collection != DEMO_COLLECTION and ws.collections.writable(collection):
         with st.expander("Import, add a note, or remove an entry"):
             edit_controls(ws, collection, layer)
 

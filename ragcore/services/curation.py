@@ -4,7 +4,8 @@ The demo ships ``corpus/demo.curated.json`` beside its folder. Edits and
 imports are written to the library home (``curated/<collection>.curated.json``),
 which then takes precedence over the shipped file; removing the override
 brings the shipped file back. A collection that is read-only (the shared demo
-under session isolation) cannot be edited.
+under session isolation) cannot be edited; the Library page offers edits for
+uploaded collections only, since the demo mirrors its shipped folder.
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ def test_upload_markdown_and_pdf_list_reject_and_remove(app_env, monkeypatch) ->
     # A private uploads collection per AppTest session keeps this test's files its own.
     monkeypatch.setenv("RAGCORE_ISOLATION", "session")
     at = _uploads(start("pages/library.py"))
-    assert [s.value for s in at.subheader] == ["Documents (0)", "Curated entries"]
+    assert [s.value for s in at.subheader] == ["Documents (0)"]
 
     pdf = make_pdf(
         [["Quarterly board report", "Revenue grew by a fifth."], ["The Team plan stays at 49 dollars."]]
