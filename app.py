@@ -40,14 +40,10 @@ PAGES = [
 
 
 def model_status() -> str:
-    from ragcore.answer.llm import find_model
-
-    found = find_model(os.environ)
+    found = ui.workspace().asking.model(os.environ)
     if found is None:
         return "No key: extractive answers"
-    from ragcore.answer.local import LOCAL_LABEL
-
-    return f"Model: {found.model}" + (f" ({LOCAL_LABEL})" if found.on_this_machine else "")
+    return f"Model: {found.model}" + (f" ({ui.LOCAL_LABEL})" if found.on_this_machine else "")
 
 
 def sidebar() -> None:

@@ -15,9 +15,13 @@ import streamlit as st
 
 from pages import _ui as ui
 from ragcore import errors
-from ragcore.evaluation.generation import GenerationRun
-from ragcore.evaluation.generation_figures import GenerationFigures
-from ragcore.services.generation import GenerationEvaluations, ItemView
+from ragcore.services.generation import (
+    LOCAL_LABEL,
+    GenerationEvaluations,
+    GenerationFigures,
+    GenerationRun,
+    ItemView,
+)
 
 MOCK_NOTE = (
     "Mock run: made with LiteLLM's mock response (`mock_response`), so no model wrote these outputs. "
@@ -180,7 +184,7 @@ def _run_now(svc: GenerationEvaluations, session: str, coll: str) -> None:
         st.info("No topic file ships with this copy (eval/*.geneval.json).")
         return
     topics = st.selectbox("Topic file", files, format_func=lambda p: p.name, key="gen-topics")
-    where = " (on this machine: nothing leaves it)" if model.on_this_machine else ""
+    where = f" ({LOCAL_LABEL})" if model.on_this_machine else ""
     st.caption(f"Model: {model.model}{where}. Passages are retrieved from the open collection ({coll}).")
     if "spend" not in st.session_state:
         st.session_state["spend"] = svc.spend_tracker(session)

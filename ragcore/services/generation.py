@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ragcore.answer.calls import SpendTracker
+from ragcore.answer.local import LOCAL_LABEL
 from ragcore.answer.models import ModelConfig, explain_no_model, find_model
 from ragcore.evaluation.generation import (
     GenerationError,
@@ -43,6 +44,9 @@ class ItemView:
     passages: list[SentPassage]  # the passages the item cites
     rated: bool
     checks_shown: bool
+
+
+__all__ = ["LOCAL_LABEL", "GenerationEvaluations", "GenerationFigures", "GenerationRun", "ItemView"]
 
 
 class GenerationEvaluations:
