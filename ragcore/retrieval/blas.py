@@ -51,3 +51,11 @@ def one_blas_thread() -> Iterator[None]:
             if _BLAS_DEPTH == 0 and _BLAS_LIMITER is not None:
                 _BLAS_LIMITER.restore_original_limits()
                 _BLAS_LIMITER = None
+
+
+def rescan_libraries() -> None:
+    """Forget the libraries scanned so far, so the next block also limits a
+    BLAS loaded since (Milvus Lite loads faiss with its own OpenBLAS)."""
+    global _CONTROLLER
+    with _BLAS_LOCK:
+        _CONTROLLER = None

@@ -77,6 +77,10 @@ def client_for(target: IndexTarget, timeout: float = DEFAULT_TIMEOUT_S):
             with translated(target, "connect"):
                 client = MilvusClient(uri=target.uri, token=target.token or "", timeout=timeout)
             _clients[key] = client
+            if target.kind == "milvus-lite":
+                from ..blas import rescan_libraries
+
+                rescan_libraries()  # Lite runs faiss in this process, with its own BLAS
         return client
 
 
