@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ... import errors
 from ...bench import Measurement, _percentiles, _row, peak_rss_mb, synthetic_passages, synthetic_queries
 from . import parse_index
 
@@ -122,6 +123,10 @@ def run_backends(args) -> int:
         scratch = tempfile.TemporaryDirectory(prefix="ragcore-bench-milvus-")
         backend = f"milvus:{scratch.name}/bench.db"
     target = parse_index(backend)
+    if not target.is_milvus:
+        raise errors.RagcoreError(
+            "bench --backend compares the embedded index with Milvus: give milvus, milvus:PATH or a server URL"
+        )
     where = "Milvus Lite in-process" if target.kind == "milvus-lite" else f"server {target.shown}"
     results: list[Measurement] = []
     if not args.json:
