@@ -12,10 +12,9 @@ import streamlit as st
 from pages import _curated as curated_ui
 from pages import _ui as ui
 from ragcore import errors
-from ragcore.questions import check_question
 from ragcore.records import STAGES
 from ragcore.services import AskOutcome
-from ragcore.services.asking import format_amount
+from ragcore.services.asking import check_question, format_amount
 
 STAGE_NAMES = {"bm25": "BM25", "dense": "Dense", "fused": "Fused", "rerank": "Reranked"}
 DECISION_TEXT = {"accepted": "Accepted", "edited": "Accepted with edits", "rejected": "Rejected"}
