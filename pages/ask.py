@@ -473,6 +473,12 @@ def show_log() -> None:
         f"Every model call of this session: what was sent (passages, sizes) and what it cost. "
         f"Spent ${tracker.spent_usd:.4f} of the ${tracker.cap_usd:.2f} cap."
     )
+    invalid = sum(c.outcome in ("invalid_json", "schema_error") for c in calls)
+    if invalid:  # counted and shown: small local models often miss the JSON shape
+        st.caption(
+            f"Invalid replies: {invalid} of {len(calls)} (not JSON of the expected shape); the "
+            "extractive answer was shown instead."
+        )
     st.dataframe(
         pd.DataFrame(
             [

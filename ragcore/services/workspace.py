@@ -21,6 +21,7 @@ from .curation import Curation
 from .documents import Documents
 from .evaluation import Evaluations
 from .explain import Explain
+from .generation import GenerationEvaluations
 from .indexes import Indexes
 from .originals import Originals
 from .review import Review
@@ -63,6 +64,7 @@ class Workspace:
         self.review = Review(self.library, self.asking)
         self.evaluation = Evaluations(self.library, self.indexes, results_dir)
         self.explain = Explain(self.library, self.indexes, self.asking)
+        self.generation = GenerationEvaluations(self.evaluation, self.asking, self.review)
         self.warm_thread: threading.Thread | None = None  # the background warm-up, once started
         self.warm_error: str | None = None  # why the background warm-up failed, if it did
         self._warm_lock = threading.Lock()
