@@ -112,4 +112,4 @@ def test_every_file_refused_is_counted_as_refused(app_env, monkeypatch) -> None:
     assert not at.exception, at.exception
     assert plain(at.get("progress")[0].proto.text) == "Done with 4 files: 0 added, 4 refused"
     assert len(at.error) == 4 and not at.success
-    assert [s.value for s in at.subheader][0] == "Documents (0)"
+    assert at.subheader[0].value == "Documents (0)"
