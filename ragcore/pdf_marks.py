@@ -133,7 +133,7 @@ class MarkedPages:
         from collections import OrderedDict
 
         self._size = size
-        self._items: OrderedDict[MarkKey, bytes | None | Exception] = OrderedDict()
+        self._items: OrderedDict[MarkKey, bytes | Exception | None] = OrderedDict()
         self._lock = threading.Lock()
 
     def get(self, key: MarkKey, make: Callable[[], bytes | None]) -> bytes | None:
@@ -142,7 +142,7 @@ class MarkedPages:
                 self._items.move_to_end(key)
                 return _value(self._items[key])
         try:
-            value: bytes | None | Exception = make()
+            value: bytes | Exception | None = make()
         except Exception as exc:  # a limit: remembered, raised again each time
             value = exc
         with self._lock:
@@ -152,7 +152,7 @@ class MarkedPages:
         return _value(value)
 
 
-def _value(value: bytes | None | Exception) -> bytes | None:
+def _value(value: bytes | Exception | None) -> bytes | None:
     if isinstance(value, Exception):
         raise value
     return value
