@@ -45,6 +45,7 @@ from .records import Document, Passage
 
 DEFAULT_TIMEOUT_S = 60.0  # wall-clock seconds to parse (and chunk) one file
 DEFAULT_MEMORY_BYTES = 2 * 1024**3  # address-space cap of the worker
+HIGHLIGHT_TIMEOUT_S = 10.0  # marking a cited page: someone is waiting for the dialog
 STARTUP_TIMEOUT_S = 60.0  # the worker's own start-up (imports), not counted in the parse time
 MAX_LINE_BYTES = 1_000_000  # a text file's longest line
 
@@ -226,7 +227,7 @@ def highlight_guarded(
     """:func:`ragcore.pdf_marks.highlight_pdf_page` in the worker, under the
     parsing limits (a page with a huge content stream must not stall the app).
     None when the page cannot be marked; ``ParseLimitExceeded`` at a limit."""
-    timeout_s = DEFAULT_TIMEOUT_S if timeout_s is None else timeout_s
+    timeout_s = HIGHLIGHT_TIMEOUT_S if timeout_s is None else timeout_s
     memory_bytes = DEFAULT_MEMORY_BYTES if memory_bytes is None else memory_bytes
     payload = json.dumps(lines).encode("utf-8") + b"\n" + data
     out, _err, code = _run_worker(
