@@ -41,6 +41,7 @@ from pathlib import Path
 
 from . import errors
 from .documents import kind_of, load_bytes
+from .parallel_pdf import parse_pdf_in_parts, parts_for
 from .records import Document, Passage
 
 DEFAULT_TIMEOUT_S = 60.0  # wall-clock seconds to parse (and chunk) one file
@@ -123,17 +124,26 @@ def _guarded(
     if max_bytes is not None and len(data) > max_bytes:
         # Refused before any work, and before the bytes are copied to a worker.
         load_bytes(data, name, max_bytes=max_bytes)
+    timeout_s = DEFAULT_TIMEOUT_S if timeout_s is None else timeout_s
+    memory_bytes = DEFAULT_MEMORY_BYTES if memory_bytes is None else memory_bytes
     if kind != "pdf":
         check_line_lengths(data, name, MAX_LINE_BYTES if max_line_bytes is None else max_line_bytes)
         if text_in_process and chunking is None:
             return Parsed(load_bytes(data, name, max_bytes=max_bytes), None)
-    return parse_in_worker(
-        data,
-        name,
-        timeout_s=DEFAULT_TIMEOUT_S if timeout_s is None else timeout_s,
-        memory_bytes=DEFAULT_MEMORY_BYTES if memory_bytes is None else memory_bytes,
-        chunking=chunking,
-    )
+    elif (parts := parts_for(len(data))) > 1:
+        # A large PDF: its pages on every core, each worker under the full limits.
+        doc = parse_pdf_in_parts(data, name, parts, timeout_s=timeout_s, memory_bytes=memory_bytes)
+        if chunking is None:
+            return Parsed(doc, None)
+        return chunk_in_worker(doc, chunking, timeout_s=timeout_s, memory_bytes=memory_bytes)
+    return parse_in_worker(data, name, timeout_s=timeout_s, memory_bytes=memory_bytes, chunking=chunking)
+
+
+def chunk_in_worker(doc: Document, chunking: str, *, timeout_s: float, memory_bytes: int) -> Parsed:
+    """Cut a parsed document into passages in a worker, under the limits."""
+    payload = json.dumps(_document_to(doc)).encode("utf-8")
+    out, err, code = _run_worker(payload, doc.name, ["chunk", chunking], timeout_s, memory_bytes, "chunking")
+    return _result(out, err, code, doc.name, memory_bytes)
 
 
 def resolve_strategy_name(chunking: str) -> None:
@@ -414,9 +424,29 @@ def _worker_main() -> None:
         out.write(payload)
         out.flush()
         return
-    payload = _parse_task(name, arg or None, chunk_document)
+    if task == "pdfpages":
+        from .parallel_pdf import pages_task
+
+        payload = pages_task(name, arg)
+    elif task == "chunk":
+        payload = _chunk_task(arg, chunk_document)
+    else:
+        payload = _parse_task(name, arg or None, chunk_document)
     out.write(payload or out_of_memory)
     out.flush()
+
+
+def _chunk_task(chunking: str, chunk_document: Callable[[Document, str], list[Passage]]) -> bytes:
+    """Chunk the document (JSON) on stdin; the JSON reply (b"" when out of memory)."""
+    try:
+        doc = _document_from(json.loads(sys.stdin.buffer.read()))
+        reply: dict[str, object] = {
+            "document": _document_to(doc),
+            "passages": [_passage_to(p) for p in chunk_document(doc, chunking)],
+        }
+        return json.dumps(reply).encode("utf-8")
+    except MemoryError:
+        return b""
 
 
 def _parse_task(
