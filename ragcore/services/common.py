@@ -55,5 +55,3 @@ def positive_setting(name: str, default: float) -> float:
     if not value > 0:
         raise ValueError(f"{name} must be greater than 0, not {raw!r}")
     return value
-
-

@@ -13,7 +13,7 @@ from .collections import Collections
 from .common import SESSION_PREFIX, Progress, check_chunking, safe_name
 from .indexes import Indexes
 from .originals import Originals
-from .pdf_pages import marked_page
+from .pdf_pages import MarkedPages, marked_page
 from .views import DocumentView, view_of
 
 UploadStatus = Literal["added", "replaced", "duplicate", "rejected"]
@@ -48,6 +48,7 @@ class Documents:
         self.indexes = indexes
         self.collections = collections
         self.originals = originals
+        self._marked = MarkedPages()  # marked PDF pages, per collection, document, page and lines
 
     def documents(self, collection: str) -> list[DocumentInfo]:
         return self.library.list_documents(collection)
@@ -166,4 +167,5 @@ class Documents:
         data = self.original_bytes(collection, name)
         if data is None:
             return None
-        return marked_page(self.library.get_document(collection, name), data, first_line, last_line)
+        doc = self.library.get_document(collection, name)
+        return marked_page(doc, data, first_line, last_line, collection=collection, cache=self._marked)

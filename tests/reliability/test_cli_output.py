@@ -120,7 +120,9 @@ def test_an_uploaded_gold_set_may_name_its_collection(tmp_path) -> None:
     for corpus in (None, ".", "uploads"):
         gold = {
             "name": "g",
-            "questions": [{"id": "q", "text": "t", "judgements": [{"doc": "a.md", "lines": [1, 1], "grade": 1}]}],
+            "questions": [
+                {"id": "q", "text": "t", "judgements": [{"doc": "a.md", "lines": [1, 1], "grade": 1}]}
+            ],
         }
         if corpus is not None:
             gold["corpus"] = corpus

@@ -125,3 +125,36 @@ def test_a_page_that_hit_a_limit_is_not_marked_again_on_every_rerun() -> None:
         with pytest.raises(errors.ParseLimitExceeded):
             cache.get(("c", "heavy.pdf", "h", 1, ()), boom)
     assert calls == [1]
+
+
+def test_opening_a_citation_marks_in_the_worker_once_per_page_and_lines(tmp_path, monkeypatch) -> None:
+    from ragcore.services import Workspace, pdf_pages
+
+    calls: list[int] = []
+    real = pdf_pages.highlight_guarded
+
+    def counted(*args, **kw):
+        calls.append(1)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(pdf_pages, "highlight_guarded", counted)
+    ws = Workspace(tmp_path / "home", demo_dir=tmp_path / "no-demo")
+    assert ws.docs.upload("uploads", "r.pdf", build_pdf([LINES, ["Outlook is steady."]])).status == "added"
+    first = ws.docs.marked_pdf_page("uploads", "r.pdf", 1, 2)
+    assert first is not None and b"/Highlight" in first
+    assert ws.docs.marked_pdf_page("uploads", "r.pdf", 1, 2) == first  # a dialog rerun
+    assert ws.docs.marked_pdf_page("uploads", "r.pdf", 3, 3) is not None  # another page
+    assert len(calls) == 2
+
+
+def test_a_page_too_heavy_to_mark_gives_no_page_and_is_not_retried(monkeypatch) -> None:
+    from ragcore.documents import load_bytes
+    from ragcore.services import pdf_pages
+
+    monkeypatch.setattr(guard, "HIGHLIGHT_TIMEOUT_S", 0.5)
+    doc = load_bytes(build_pdf([LINES]), "heavy.pdf")
+    heavy = _heavy_page_pdf(100_000)
+    cache = MarkedPages()
+    assert pdf_pages.marked_page(doc, heavy, 1, 2, collection="c", cache=cache) is None
+    monkeypatch.setattr(pdf_pages, "highlight_guarded", lambda *a, **k: pytest.fail("marked again"))
+    assert pdf_pages.marked_page(doc, heavy, 1, 2, collection="c", cache=cache) is None
