@@ -128,7 +128,16 @@ class Documents:
         def step(done: int, total: int) -> None:
             report(f"{name}: embedded {done} of {total} passages", 0.5 + 0.5 * done / max(total, 1))
 
-        _, embedded = passage_vectors(passages, self.indexes.embedder, self.library, progress=step)
+        embedder = self.indexes.embedder
+        if not collection.startswith(SESSION_PREFIX):
+            _, embedded = passage_vectors(passages, embedder, self.library, progress=step)
+            return embedded
+        # A private collection embeds all its passages and reuses no cached vector:
+        # the count and the time must not say whether another visitor has the same text.
+        vectors, embedded = passage_vectors(passages, embedder, None, progress=step)
+        self.library.put_vectors(
+            {p.content_hash: v for p, v in zip(passages, vectors, strict=True)}, embedder.model_id
+        )
         return embedded
 
     def original_bytes(self, collection: str, name: str) -> bytes | None:
