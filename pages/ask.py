@@ -11,6 +11,7 @@ import streamlit as st
 
 from pages import _ui as ui
 from ragcore import errors
+from ragcore.answer.checks import INSTRUCTIONS_NOTE, contains_instructions
 from ragcore.answer.llm import disclosure, find_model
 from ragcore.lenses.money import format_amount
 from ragcore.records import STAGES
@@ -367,7 +368,14 @@ def show_passages(outcome: AskOutcome) -> None:
     dense = ws.indexes.dense_ready(coll)
     for h in outcome.hits:
         p = h.passage
-        with st.expander(ui.md(f"#{h.rank} · {p.citation} · {p.label}")):
+        flagged = contains_instructions(p.text)
+        note = f" · ⚠ {INSTRUCTIONS_NOTE}" if flagged else ""
+        with st.expander(ui.md(f"#{h.rank} · {p.citation} · {p.label}") + note):
+            if flagged:
+                st.warning(
+                    f"This passage {INSTRUCTIONS_NOTE}: it reads like instructions to a model "
+                    "(ignore previous, system prompt, role tags). It was sent as quoted text only."
+                )
             st.html(ui.CSS + ui.passage_html(p))
             source_button(
                 "Open in document",
