@@ -7,8 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
-# The one sanitiser for stored and printed names lives in ragcore.names (re-exported here).
-from ..names import safe_name as safe_name
+from ..names import safe_name as safe_name  # the one sanitiser of names
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEMO_DIR = REPO_ROOT / "corpus" / "demo"
@@ -20,6 +19,10 @@ UPLOADS_COLLECTION = "uploads"
 SESSION_PREFIX = "session:"  # private upload collections when RAGCORE_ISOLATION=session
 
 Chunking = Literal["auto", "heading", "sentence", "whole"]
+# Retrieval modes (as ragcore.retrieval.MODES) and the lens a user may ask for.
+Mode = Literal["bm25", "dense", "hybrid", "widen", "rerank"]
+LensRequest = Literal["auto", "money", "risk", "none"]
+AnswerMode = Literal["extractive", "model"]
 CHUNKINGS: tuple[Chunking, ...] = ("auto", "heading", "sentence", "whole")
 UPLOAD_SUFFIXES = ("pdf", "txt", "md", "markdown", "text")
 DEFAULT_K = 8
