@@ -19,6 +19,7 @@ import os
 import secrets
 from pathlib import Path
 
+from . import config
 from .permissions import FILE_MODE
 
 TOKEN_BYTES = 32
@@ -29,7 +30,7 @@ QUERY_PARAMETER = "owner"
 def server_secret(home: Path) -> bytes:
     """``RAGCORE_OWNER_SECRET``, else a random key kept in ``home`` (0600),
     made on first use; the same for every session of this library."""
-    configured = os.environ.get("RAGCORE_OWNER_SECRET", "")
+    configured = config.get("RAGCORE_OWNER_SECRET") or ""
     if configured:
         return configured.encode("utf-8")
     path = home / SECRET_FILE
