@@ -61,13 +61,13 @@ class Documents:
         chunking: str = "auto",
         progress: Progress | None = None,
     ) -> UploadOutcome:
-        """Parse, chunk, store and embed one uploaded file.
+        """Parse and chunk (in the guard's worker, under its limits), store and embed one uploaded file.
 
         The file's name is reduced to a safe base name (:func:`safe_name`);
         the size limit is ``RAGCORE_MAX_UPLOAD_MB``. A rejected file leaves the
         library unchanged and says why.
         """
-        from ..guard import load_bytes_guarded
+        from ..guard import parse_and_chunk_guarded
 
         check_chunking(chunking)
         name = safe_name(filename)
@@ -81,8 +81,9 @@ class Documents:
         report = progress or _quiet
         report(f"{name}: parsing", 0.0)
         try:
-            # PDFs parse in a worker with a time and memory limit (ragcore.guard).
-            doc = load_bytes_guarded(data, name, max_bytes=config.settings().max_upload_bytes)
+            doc = parse_and_chunk_guarded(
+                data, name, chunking, max_bytes=config.settings().max_upload_bytes
+            ).document
         except errors.DocumentError as exc:
             return UploadOutcome(name, "rejected", exc.reason)
         report(f"{name}: chunking", 0.3)
