@@ -9,11 +9,19 @@ import os
 import pandas as pd
 import streamlit as st
 
+from pages import _curated as curated_ui
 from pages import _ui as ui
 from ragcore import errors
 from ragcore.records import STAGES
-from ragcore.services import DEMO_COLLECTION, DEMO_QUESTIONS, AskOutcome
-from ragcore.services.asking import INSTRUCTIONS_NOTE, contains_instructions, format_amount
+from ragcore.services import AskOutcome
+from ragcore.services.asking import (
+    INSTRUCTIONS_NOTE,
+    Lens,
+    SpendTracker,
+    check_question,
+    contains_instructions,
+    format_amount,
+)
 
 STAGE_NAMES = {"bm25": "BM25", "dense": "Dense", "fused": "Fused", "rerank": "Reranked"}
 DECISION_TEXT = {"accepted": "Accepted", "edited": "Accepted with edits", "rejected": "Rejected"}
@@ -45,7 +53,7 @@ if whole:
     )
 
 
-def spend():
+def spend() -> SpendTracker:
     """This session's spending cap (resumed from the AI log)."""
     if "spend" not in st.session_state:
         st.session_state["spend"] = ws.review.spend_tracker(session)
@@ -137,15 +145,12 @@ def _lens_changed() -> None:
 
 
 def ask_form() -> None:
-    if coll == DEMO_COLLECTION:
-        st.pills(
-            "Examples", DEMO_QUESTIONS, key="example", on_change=_ask_example, label_visibility="collapsed"
-        )
+    examples = ws.asking.example_questions(coll)
+    if examples:
+        st.pills("Examples", examples, key="example", on_change=_ask_example, label_visibility="collapsed")
     with st.form("ask-form", border=False):
         left, right = st.columns([6, 1], vertical_alignment="bottom")
-        left.text_input(
-            "Question", key="question", placeholder="Ask about the documents, e.g. what does the SLA promise?"
-        )
+        left.text_input("Question", key="question", placeholder=ws.asking.placeholder(coll))
         submitted = right.form_submit_button("Ask", type="primary", width="stretch")
     st.segmented_control(
         "Lens",
@@ -160,8 +165,11 @@ def ask_form() -> None:
     lens = st.session_state.get("lens") or "auto"
     if submitted or st.session_state.pop("pending", False):
         question = st.session_state.get("question", "")
-        if not question.strip():
-            st.warning("Type a question first.")
+        try:
+            question = check_question(question)
+        except errors.RagcoreError as exc:
+            st.session_state["outcome"] = None  # an old answer under this message would seem to answer it
+            st.warning(ui.md(str(exc)[:1].upper() + str(exc)[1:] + "."))
             return
         prepare_dense()
         stream_box = st.empty()
@@ -205,14 +213,20 @@ def prepare_dense() -> None:
 
 
 def show_answer(outcome: AskOutcome) -> None:
-    answer = outcome.answer
     st.divider()
+    show_answer_block(outcome.answer, "Answer", "cite")
+    if outcome.computed_answer is not None:
+        st.caption(
+            "The pinned answer above was written by a person; the answer computed from the passages follows."
+        )
+        show_answer_block(outcome.computed_answer, "Computed answer", "computed-cite")
+
+
+def show_answer_block(answer, title: str, key: str) -> None:
     head, badge = st.columns([5, 1], vertical_alignment="center")
-    head.subheader("Answer")
-    if answer.mode == "model":
-        badge.badge(f"Model: {answer.model}", icon=":material/smart_toy:", color="violet")
-    else:
-        badge.badge("Extractive", icon=":material/format_quote:", color="gray")
+    head.subheader(title)
+    speaker = curated_ui.speaker(answer)
+    badge.badge(speaker.label, icon=speaker.icon, color=speaker.color)
     reason = f" · {answer.reason}" if answer.reason and answer.reason not in answer.header else ""
     st.caption(ui.md(answer.header + reason))
     st.html(ui.CSS + ui.answer_html(answer.text))
@@ -226,7 +240,7 @@ def show_answer(outcome: AskOutcome) -> None:
                 label = f"[{c.n}] {c.doc} · {ui.span_text(c.first_line, c.last_line)}"
                 if c.pages:
                     label += f" · p. {c.pages[0]}"
-                source_button(label, f"cite-{c.n}", c.doc, c.first_line, c.last_line, help=c.label)
+                source_button(label, f"{key}-{c.n}", c.doc, c.first_line, c.last_line, help=c.label)
     if answer.mode == "model":
         st.markdown("**Review this answer**")
         review_controls(answer.checks.get("call_id"), "answer", answer.text, key="review-answer")
@@ -259,7 +273,7 @@ def show_checks(checks: dict) -> None:
         st.caption(f"{len(checks['uncited_sentences'])} sentence(s) carry no citation.")
 
 
-def show_lens(lens) -> None:
+def show_lens(lens: Lens | None) -> None:
     if lens is None or lens.kind == "none":
         return
     st.divider()
@@ -276,7 +290,7 @@ def show_lens(lens) -> None:
         show_risk(lens)
 
 
-def show_money(lens) -> None:
+def show_money(lens: Lens) -> None:
     if lens.conflicts:
         for k, conflict in enumerate(lens.conflicts):
             amounts = " vs ".join(format_amount(a, conflict.currency) for a in conflict.amounts)
@@ -314,7 +328,7 @@ def show_money(lens) -> None:
         st.caption("No amounts in the retrieved passages.")
 
 
-def show_risk(lens) -> None:
+def show_risk(lens: Lens) -> None:
     if not lens.findings:
         st.caption("No absolute wording (always, never, guarantee, unlimited…) in the retrieved passages.")
         return
@@ -383,19 +397,21 @@ def show_passages(outcome: AskOutcome) -> None:
                 p.last_line,
                 icon=":material/open_in_new:",
             )
-            if dense:
-                related = ws.asking.related(coll, p, k=3)
-                if related:
-                    st.markdown("**Related across documents**")
-                    for j, (other, score) in enumerate(related):
-                        source_button(
-                            f"{other.citation} · {other.label} (similarity {score:.2f})",
-                            f"rel-{h.rank}-{j}",
-                            other.doc,
-                            other.first_line,
-                            other.last_line,
-                            type="tertiary",
-                        )
+            st.caption("From the documents: a quote of the lines above.")
+            for note in curated_ui.notes_for(ws, coll, p):
+                st.info(ui.md(f"Curated note: {note.text}"), icon=":material/edit_note:")
+            related = curated_ui.related_strip(ws, coll, p, dense)
+            if related:
+                st.markdown("**Related across documents**")
+                for j, item in enumerate(related):
+                    source_button(
+                        item.label,
+                        f"rel-{h.rank}-{j}",
+                        item.doc,
+                        item.first_line,
+                        item.last_line,
+                        type="tertiary",
+                    )
 
 
 # ------------------------------------------------------------ study items
@@ -471,6 +487,12 @@ def show_log() -> None:
         f"Every model call of this session: what was sent (passages, sizes) and what it cost. "
         f"Spent ${tracker.spent_usd:.4f} of the ${tracker.cap_usd:.2f} cap."
     )
+    invalid = sum(c.outcome in ("invalid_json", "schema_error") for c in calls)
+    if invalid:  # counted and shown: small local models often miss the JSON shape
+        st.caption(
+            f"Invalid replies: {invalid} of {len(calls)} (not JSON of the expected shape); the "
+            "extractive answer was shown instead."
+        )
     st.dataframe(
         pd.DataFrame(
             [

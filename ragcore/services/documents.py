@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .. import config, errors
+from ..corpus import rechunk
 from ..records import Passage
 from ..store import DocumentInfo, Library
 from .collections import Collections
@@ -63,10 +64,9 @@ class Documents:
     ) -> UploadOutcome:
         """Parse and chunk (in the guard's worker, under its limits), store and embed one uploaded file.
 
-        The file's name is reduced to a safe base name (:func:`safe_name`);
-        the size limit is ``RAGCORE_MAX_UPLOAD_MB``. A rejected file leaves the
-        library unchanged and says why.
-        """
+        The name is reduced to a safe base name (:func:`safe_name`); the size limit is
+        ``RAGCORE_MAX_UPLOAD_MB``. A rejected file leaves the library unchanged and says why."""
+        from ..chunking import resolve_strategy
         from ..guard import parse_and_chunk_guarded
 
         check_chunking(chunking)
@@ -81,17 +81,17 @@ class Documents:
         report = progress or _quiet
         report(f"{name}: parsing", 0.0)
         try:
-            doc = parse_and_chunk_guarded(
+            parsed = parse_and_chunk_guarded(
                 data, name, chunking, max_bytes=config.settings().max_upload_bytes
-            ).document
+            )
         except errors.DocumentError as exc:
             return UploadOutcome(name, "rejected", exc.reason)
-        report(f"{name}: chunking", 0.3)
+        doc, strategy = parsed.document, resolve_strategy(parsed.document, chunking)
         if collection.startswith(SESSION_PREFIX):
             # Owned by its session, so private collections can be expired by owner.
             self.library.ensure_collection(collection, owner=collection)
         try:
-            result = self.library.add_document(collection, doc, chunking)
+            result = self.library.add_document(collection, doc, parsed.passages or [], strategy)
         except errors.RagcoreError as exc:
             return UploadOutcome(name, "rejected", str(exc))
         if result.status == "duplicate":
@@ -153,7 +153,7 @@ class Documents:
         """Re-cut one document with another strategy and embed its new passages."""
         check_chunking(chunking)
         self.collections.check_writable(collection)
-        count = self.library.rechunk(collection, name, chunking)
+        count = rechunk(self.library, collection, name, chunking)
         self._embed_document(collection, name, progress or _quiet)
         return count
 
