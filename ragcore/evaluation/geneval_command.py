@@ -69,7 +69,7 @@ def _search(args, corpus_dir: str):
     if not corpus.passages:
         raise RagcoreError("the corpus has no passages to write from")
     retriever = make_retriever(corpus, library)
-    return lambda text: retriever.search(text, args.mode, args.k)
+    return lambda text: retriever.search(text, args.mode, args.k).hits
 
 
 def estimate_line(plan: GenerationPlan, cap: float, spent: float) -> str:

@@ -4,7 +4,6 @@ new model call; related passages; the last query of each session."""
 from __future__ import annotations
 
 import os
-import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -74,7 +73,6 @@ class Asking:
         self.library = library
         self.indexes = indexes
         self.curation = curation
-        self._search_lock = threading.Lock()
         self.last_query: LastQuery | None = None
         self._last_queries: dict[str | None, LastQuery] = {}  # per session (session isolation)
 
@@ -96,17 +94,16 @@ class Asking:
         retriever = self.indexes.retriever(collection)
         if mode != "bm25" and retriever.passages:
             self.indexes.ensure_dense(collection)
-        # A retriever keeps the notes and timings of its last search, so sessions
-        # searching the same collection take turns (a search takes milliseconds).
-        with self._search_lock:
-            hits = retriever.search(question, mode, k)
-            snapshot = SearchSnapshot(
-                notes=list(retriever.notes),
-                timings_ms=dict(retriever.timings_ms),
-                passages=retriever.passages,
-                corpus=retriever.corpus,
-            )
-        return hits, snapshot
+        # No lock: the result carries this search's notes and timings, and the
+        # retriever holds only index state, so sessions search at once.
+        result = retriever.search(question, mode, k)
+        snapshot = SearchSnapshot(
+            notes=list(result.notes),
+            timings_ms=dict(result.timings_ms),
+            passages=retriever.passages,
+            corpus=retriever.corpus,
+        )
+        return result.hits, snapshot
 
     def ask(
         self,
