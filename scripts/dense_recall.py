@@ -31,8 +31,8 @@ from ragcore.retrieval.dense import DenseIndex  # noqa: E402
 from ragcore.retrieval.embedding import get_embedder  # noqa: E402
 from ragcore.retrieval.vectors import passage_vectors  # noqa: E402
 
-FRACTIONS = (0.02, 0.05, 0.1, 0.15, 0.2)
-RESCORE = (50, 100, 200)
+FRACTIONS = (0.005, 0.01, 0.02, 0.05, 0.1)
+RESCORE = (50, 100)
 K = 10
 
 

@@ -47,7 +47,7 @@ PREFILTERS: tuple[Prefilter, ...] = ("auto", "exact", "sign")
 PREFILTER_MIN_ROWS = 50_000
 # Rows the sign bits keep: max(MIN_CANDIDATES, FRACTION * n, FACTOR * k).
 PREFILTER_MIN_CANDIDATES = 1000
-PREFILTER_FRACTION = 0.10  # recall@10 >= 0.99 on Cranfield and Vaswani: docs/decisions.md
+PREFILTER_FRACTION = 0.02  # chosen on Vaswani by scripts/dense_recall.py: docs/decisions.md
 PREFILTER_FACTOR = 10
 # Rows the int8 codes pass on to exact float32 rescoring: max(MIN, FACTOR * k).
 RESCORE_MIN = 100
