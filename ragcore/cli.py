@@ -215,10 +215,16 @@ def make_retriever(corpus, library):
 
         reranker = Reranker.from_settings()
         reranker.wait(timeout=60)
-    return on_backend(corpus, vector_cache=library, reranker=reranker)
+    from .retrieval.index_files import index_dir_for
+
+    index_dir = index_dir_for(library.home, corpus.name, library.fingerprint(corpus.name), corpus.fingerprint)
+    return on_backend(corpus, vector_cache=library, reranker=reranker, index_dir=index_dir)
 
 
 def _search(args):
+    from .questions import check_question
+
+    args.question = check_question(args.question)  # before any indexing: a bad question costs nothing
     corpus, library = open_corpus(args)
     for report in corpus.errors:
         print(f"note: {report.line()}", file=sys.stderr)

@@ -56,6 +56,7 @@ class MilvusRetriever(Retriever):
     ) -> None:
         # No super().__init__(): BM25 and the vectors live in Milvus, not here.
         self.corpus = corpus
+        self.index_dir = None  # nothing is saved locally
         self.passages: list[Passage] = corpus.passages
         self.vector_cache = vector_cache
         self.fusion = fusion_config or FusionConfig()

@@ -8,6 +8,8 @@ everywhere: ``backend`` (a ``--backend`` value) if given, else
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ..protocols import EmbedderLike, Mode, PassageSource, RerankerLike, VectorCache
 from ..retriever import FusionConfig, Retriever
 from . import IndexTarget, current_target
@@ -22,8 +24,10 @@ def make_retriever(
     reranker: RerankerLike | None = None,
     fusion_config: FusionConfig | None = None,
     default_mode: Mode = "hybrid",
+    index_dir: Path | None = None,
 ) -> Retriever:
-    """A retriever over ``corpus`` on the chosen backend."""
+    """A retriever over ``corpus`` on the chosen backend (``index_dir``: where
+    the embedded index saves and memory-maps its files; unused by Milvus)."""
     target = backend if isinstance(backend, IndexTarget) else current_target(backend)
     if not target.is_milvus:
         return Retriever(
@@ -33,6 +37,7 @@ def make_retriever(
             reranker=reranker,
             fusion_config=fusion_config,
             default_mode=default_mode,
+            index_dir=index_dir,
         )
     from .milvus_retriever import MilvusRetriever
 
