@@ -429,15 +429,12 @@ def bench_memory(size: int, workdir: Path) -> list[Measurement]:
 
 
 def run(args) -> int:
-<<<<<<< HEAD
     if getattr(args, "backend", None):  # embedded and Milvus side by side
         from .retrieval.backends.milvus_bench import run_backends
 
         return run_backends(args)
-=======
     import tempfile
 
->>>>>>> main
     sizes = [int(s) for s in str(args.sizes).split(",") if s.strip()]
     results: list[Measurement] = []
 

@@ -25,12 +25,9 @@ DEFAULTS: dict[str, str | None] = {
     "RAGCORE_SESSION_TTL_HOURS": "24",  # isolation=session: idle private collections expire
     "RAGCORE_OWNER_SECRET": None,  # signs browser owner tokens; unset: a random key kept in RAGCORE_HOME
     "RAGCORE_RESULTS_DIR": None,  # stored evaluation runs; unset: eval/results in the project
-<<<<<<< HEAD
     "RAGCORE_INDEX": None,  # unset/"embedded", "milvus:PATH" or http(s)://HOST:19530 (retrieval/backends)
     "RAGCORE_MILVUS_TOKEN": None,  # a Milvus server's token; never logged or printed
-=======
     "RAGCORE_MAX_QUESTION_CHARS": "1000",  # longer questions are refused with a message
->>>>>>> main
 }
 
 
