@@ -241,7 +241,7 @@ def cmd_ask(args) -> int:
 
     _corpus, retriever, hits = _search(args)
     mode = args.mode or retriever.default_mode
-    result = answer_question(args.question, hits, lens=args.lens, env=os.environ)
+    result = answer_question(args.question, hits, lens=args.lens, env=os.environ, documents=_corpus.documents)
     if args.json:
         out = {
             "question": args.question,
