@@ -32,6 +32,7 @@ DisagreementKind = Literal["conflict", "contradiction"]
 # demo conflict questions' dev folds; docs/decisions.md).
 SUBJECT_OVERLAP = 0.6
 MIN_SHARED = 3  # topic words both must state
+RELAXED_SHARED = 2  # ... when the question itself asks whether the sources agree
 # Absolute wording whose plain and denied forms contradict (the risk lens's families).
 ABSOLUTES = (
     r"guarantee[sd]?|guaranteeing",
@@ -63,7 +64,7 @@ class Disagreement:
     second: Unit
 
 
-def figures(text: str) -> dict[str, set[float]]:
+def figures(text: str, by_word: bool = True) -> dict[str, set[float]]:
     """Figures by kind: "money", "percent", or a unit ("hour", "day", "seat")."""
     out: dict[str, set[float]] = {}
     for m in _FIGURE.finditer(text):
@@ -83,7 +84,7 @@ def figures(text: str) -> dict[str, set[float]]:
             # the word before a figure says what it measures ("within 4 hours",
             # "credit of 25%"); figures compare only when it is the same word
             before = re.findall(r"[A-Za-z]+", text[max(0, m.start() - 24) : m.start()])
-            key = f"{kind}@{before[-1].lower() if before else ''}"
+            key = f"{kind}@{before[-1].lower() if before and by_word else ''}"
             out.setdefault(key, set()).add(value * scale)
     return out
 
@@ -99,21 +100,27 @@ def _topic(text: str) -> set[str]:
     return {w for w in content_words(_FIGURE.sub(" ", text)) if not w[:1].isdigit()}
 
 
-def same_subject(a: Unit, b: Unit) -> bool:
+def same_subject(a: Unit, b: Unit, relaxed: bool = False) -> bool:
     wa, wb = _topic(a.text), _topic(b.text)
     smaller = min(len(wa), len(wb))
     shared = len(wa & wb)
+    if relaxed:
+        return shared >= RELAXED_SHARED
     return smaller > 0 and shared >= MIN_SHARED and shared >= SUBJECT_OVERLAP * smaller
 
 
-def figure_conflict(a: Unit, b: Unit) -> bool:
+def figure_conflict(a: Unit, b: Unit, relaxed: bool = False) -> bool:
     """Different figures of one kind for the same subject, in different
-    documents, neither sentence dated differently from the other."""
-    if a.doc == b.doc or a.kind != "sentence" or b.kind != "sentence" or not same_subject(a, b):
+    documents, neither sentence dated differently from the other. ``relaxed``
+    (the question asks whether sources agree): two shared topic words are
+    the same subject, and figures compare whatever word precedes them."""
+    if a.doc == b.doc or not same_subject(a, b, relaxed):
+        return False
+    if not relaxed and (a.kind != "sentence" or b.kind != "sentence"):
         return False
     if {d.lower() for d in _DATE.findall(a.text)} != {d.lower() for d in _DATE.findall(b.text)}:
         return False  # figures at different dates are a change, not a disagreement
-    fa, fb = figures(a.text), figures(b.text)
+    fa, fb = figures(a.text, not relaxed), figures(b.text, not relaxed)
     shared = set(fa) & set(fb)
     return any(fa[k].isdisjoint(fb[k]) for k in shared)
 
@@ -128,7 +135,7 @@ def contradiction(a: Unit, b: Unit) -> bool:
     return same_subject(a, b) and contradicts(a.text, b.text)
 
 
-def disagreements(units: Sequence[Unit]) -> list[Disagreement]:
+def disagreements(units: Sequence[Unit], relaxed: bool = False) -> list[Disagreement]:
     """Disagreeing pairs among ``units`` (each unit in one pair at most)."""
     out: list[Disagreement] = []
     used: set[int] = set()
@@ -137,7 +144,7 @@ def disagreements(units: Sequence[Unit]) -> list[Disagreement]:
             b = units[j]
             if i in used or j in used or a.doc == b.doc:
                 continue
-            if figure_conflict(a, b):
+            if figure_conflict(a, b, relaxed):
                 out.append(Disagreement("conflict", a, b))
             elif contradiction(a, b):
                 out.append(Disagreement("contradiction", a, b))
@@ -150,7 +157,8 @@ def disagreements(units: Sequence[Unit]) -> list[Disagreement]:
 # A question about agreement: "Is our pricing consistent?", "is that the right price?"
 _ASKS_AGREEMENT = re.compile(
     r"\b(?:consistent|inconsistent|agree|agrees|disagree\w*|same|match(?:es)?|conflict\w*|contradict\w*|"
-    r"differ\w*|right|correct|accurate|true|really)\b",
+    r"differ\w*|right|correct|accurate|true|really|claims?|says)\b"
+    r"|\b\d[\w%$.,-]*(?:\s+\w+)?\s+or\s+\d",  # "1 hour or 4 hours?", "30 or 60 days?"
     re.I,
 )
 

@@ -201,8 +201,9 @@ def extractive_answer(
             AnswerSentence(s.text, (cites.cite(u),), s.kind) if u is not None else s for s, u in pairs
         ]
         return _finish(sentences, cites, reason)
-    extra = lens_conflicts(lens) if lens is not None and asks_agreement(question) else []
-    return _finish(_answer_sentences(parts, per_part, cites, max_sentences, extra), cites, reason)
+    agreement = asks_agreement(question)
+    extra = lens_conflicts(lens) if lens is not None and agreement else []
+    return _finish(_answer_sentences(parts, per_part, cites, max_sentences, extra, agreement), cites, reason)
 
 
 def _answer_sentences(
@@ -211,9 +212,10 @@ def _answer_sentences(
     cites: _Citations,
     budget: int,
     extra: Sequence[Disagreement] = (),
+    relaxed: bool = False,
 ) -> list[AnswerSentence]:
     chosen = [u for units in per_part for u in units]
-    found = list(extra) + disagreements(chosen)
+    found = list(extra) + disagreements(chosen, relaxed)
     in_pair = {id(u) for d in found for u in (d.first, d.second)}
     sentences = [_disagreement_sentence(d, cites) for d in found]
     for part, units in zip(parts, per_part, strict=True):
