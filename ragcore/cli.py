@@ -60,6 +60,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("ask", help="answer a question with citations")
     _add_search_args(p)
     p.add_argument("--lens", default="auto", choices=["auto", "money", "risk", "none"])
+    p.add_argument(
+        "--curated",
+        default="on",
+        choices=["on", "off"],
+        help="show a pinned answer first when the question is close to a curated one (default: on)",
+    )
 
     try:
         from .evaluation import command as eval_command
@@ -238,10 +244,14 @@ def _trace_text(hit) -> str:
 
 def cmd_ask(args) -> int:
     from .answer.pipeline import answer_question
+    from .curated import curated_answer
 
-    _corpus, retriever, hits = _search(args)
+    corpus, retriever, hits = _search(args)
     mode = args.mode or retriever.default_mode
-    result = answer_question(args.question, hits, lens=args.lens, env=os.environ, documents=_corpus.documents)
+    pinned = curated_match(args, corpus) if hits else None
+    env = {} if pinned is not None else os.environ  # a pinned answer leads: no model call
+    result = answer_question(args.question, hits, lens=args.lens, env=env, documents=corpus.documents)
+    answers = [result.answer] if pinned is None else [curated_answer(pinned), result.answer]
     if args.json:
         out = {
             "question": args.question,
@@ -249,20 +259,45 @@ def cmd_ask(args) -> int:
             "notes": retriever.notes + result.notes,
             "hits": [h.to_json() for h in hits],
             "lens": result.lens.to_json(),
-            "answer": result.answer.to_json(),
+            "answer": answers[0].to_json(),
         }
+        if pinned is not None:
+            out["computed_answer"] = result.answer.to_json()
         print(json.dumps(out, ensure_ascii=False))
         return 0
-    print(printable(result.answer.header))
+    for answer in answers:
+        print_answer(answer)
+    return 0
+
+
+def print_answer(answer) -> None:
+    print(printable(answer.header))
     print()
-    for line in result.answer.text.split("\n"):
+    for line in answer.text.split("\n"):
         print(printable(line))
     print()
-    for c in result.answer.citations:
+    for c in answer.citations:
         print(printable(f"[{c.n}] {c.doc}, lines {c.first_line}-{c.last_line} ({c.label})"))
-    for line in check_lines(result.answer.checks):
+    for line in check_lines(answer.checks):
         print(line)
-    return 0
+    print()
+
+
+def curated_match(args, corpus):
+    """The pinned answer for the question, when the corpus folder has a curated
+    file beside it (``DIR.curated.json``) and ``--curated`` is on."""
+    from .curated import curated_path_for, load_curated, match_question
+    from .retrieval.embedding import get_embedder
+
+    if args.curated != "on" or not args.corpus:
+        return None
+    path = curated_path_for(Path(args.corpus))
+    if not path.is_file():
+        return None
+    layer = load_curated(path, corpus.documents)
+    for problem in layer.problems:
+        print(printable(f"warning: curated entry skipped: {problem}"), file=sys.stderr)
+    return match_question(args.question, layer, get_embedder())
 
 
 def check_lines(checks: dict) -> list[str]:

@@ -27,7 +27,7 @@ from ragcore.text import content_words
 
 from .units import Unit, clean
 
-DisagreementKind = Literal["conflict", "contradiction"]
+DisagreementKind = Literal["conflict", "contradiction", "change"]
 # Share of the smaller unit's topic words that both must state (chosen on the
 # demo conflict questions' dev folds; docs/decisions.md).
 SUBJECT_OVERLAP = 0.6
@@ -171,8 +171,8 @@ def asks_agreement(question: str) -> bool:
 
 def lens_conflicts(lens, limit: int = 2) -> list[Disagreement]:
     """The money lens's conflicts (one subject and period, different amounts
-    in different documents), as pairs of units quoting one mention of each
-    side."""
+    in different documents) and changes (each amount current in its own
+    period), as pairs of units quoting one mention of each side."""
     out: list[Disagreement] = []
     for conflict in getattr(lens, "conflicts", ())[:limit]:
         sides = []
@@ -192,6 +192,9 @@ def lens_conflicts(lens, limit: int = 2) -> list[Disagreement]:
                     m.offset,
                 )
             )
+        kind: DisagreementKind = (
+            "change" if getattr(conflict, "relation", "conflict") == "change" else "conflict"
+        )
         if len(sides) == 2 and sides[0].doc != sides[1].doc:
-            out.append(Disagreement("conflict", sides[0], sides[1]))
+            out.append(Disagreement(kind, sides[0], sides[1]))
     return out

@@ -144,7 +144,9 @@ def _indirect(part: Part) -> str:
 
 
 def _disagreement_sentence(d: Disagreement, cites: _Citations) -> AnswerSentence:
-    verb = "differ" if d.kind == "conflict" else "contradict each other"
+    verb = {"conflict": "differ", "change": "record a change", "contradiction": "contradict each other"}[
+        d.kind
+    ]
     text = f'The documents {verb}: {d.first.doc} says "{d.first.text}", while {d.second.doc} says "{d.second.text}"'
     kind: SentenceKind = d.kind
     return AnswerSentence(text, (cites.cite(d.first), cites.cite(d.second)), kind)

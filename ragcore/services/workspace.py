@@ -17,6 +17,7 @@ from ..store import Library
 from .asking import Asking
 from .collections import Collections
 from .common import DEMO_COLLECTION, DEMO_DIR, DEMO_VECTORS
+from .curation import Curation
 from .documents import Documents
 from .evaluation import Evaluations
 from .explain import Explain
@@ -57,7 +58,8 @@ class Workspace:
         originals = Originals(self.library, self.home, demo_dir)
         self.collections = Collections(self.library, self.indexes, originals, demo_dir)
         self.docs = Documents(self.library, self.indexes, self.collections, originals)
-        self.asking = Asking(self.library, self.indexes)
+        self.curation = Curation(self.home, self.indexes, self.collections, demo_dir)
+        self.asking = Asking(self.library, self.indexes, self.curation)
         self.review = Review(self.library, self.asking)
         self.evaluation = Evaluations(self.library, self.indexes, results_dir)
         self.explain = Explain(self.library, self.indexes, self.asking)
