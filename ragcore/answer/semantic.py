@@ -21,12 +21,10 @@ from ragcore.records import Hit
 
 Similarity = Callable[[str, Sequence[str]], list[float]]
 CACHE_SIZE = 20_000  # unit vectors kept between questions
-EMBED_BATCH = 16
 
 
 class _Embeds(Protocol):
     def embed_query(self, text: str) -> np.ndarray: ...
-    def embed_passages(self, texts: Sequence[str], batch_size: int = 8) -> np.ndarray: ...
 
 
 def embedding_similarity(embedder: _Embeds) -> Similarity:
@@ -36,10 +34,12 @@ def embedding_similarity(embedder: _Embeds) -> Similarity:
     def similarity(question: str, texts: Sequence[str]) -> list[float]:
         q = embedder.embed_query(question)
         missing = list(dict.fromkeys(t for t in texts if t not in cache))
-        if missing:
-            if len(cache) + len(missing) > CACHE_SIZE:
-                cache.clear()
-            cache.update(zip(missing, embedder.embed_passages(missing, batch_size=EMBED_BATCH), strict=True))
+        if len(cache) + len(missing) > CACHE_SIZE:
+            cache.clear()
+        for t in missing:
+            # One by one as queries: the model is symmetric (no query or passage
+            # prefix), and embed_passages stays the passage index's own pass.
+            cache[t] = embedder.embed_query(t)
         return [float(cache[t] @ q) for t in texts]
 
     return similarity

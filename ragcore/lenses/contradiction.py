@@ -183,6 +183,7 @@ def contradicts(a: Statement | str, b: Statement | str, term: str | None = None)
         # Without a shared absolute, the affirming side must state what the
         # other denies ("is encrypted" against "is not encrypted").
         denier, affirmer = (sa, sb) if sa.denies else (sb, sa)
-        if not denier.predicate & content_words(affirmer.text):
+        # (a claim read around its own term has no predicate: its term is the anchor)
+        if denier.predicate and not denier.predicate & content_words(affirmer.text):
             return False
     return same_subject(sa, sb, anchored=term is not None)
