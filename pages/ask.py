@@ -13,8 +13,8 @@ from pages import _curated as curated_ui
 from pages import _ui as ui
 from ragcore import errors
 from ragcore.records import STAGES
-from ragcore.services import DEMO_COLLECTION, DEMO_QUESTIONS, AskOutcome
-from ragcore.services.asking import format_amount
+from ragcore.services import AskOutcome
+from ragcore.services.asking import Lens, SpendTracker, check_question, format_amount
 
 STAGE_NAMES = {"bm25": "BM25", "dense": "Dense", "fused": "Fused", "rerank": "Reranked"}
 DECISION_TEXT = {"accepted": "Accepted", "edited": "Accepted with edits", "rejected": "Rejected"}
@@ -46,7 +46,7 @@ if whole:
     )
 
 
-def spend():
+def spend() -> SpendTracker:
     """This session's spending cap (resumed from the AI log)."""
     if "spend" not in st.session_state:
         st.session_state["spend"] = ws.review.spend_tracker(session)
@@ -138,15 +138,12 @@ def _lens_changed() -> None:
 
 
 def ask_form() -> None:
-    if coll == DEMO_COLLECTION:
-        st.pills(
-            "Examples", DEMO_QUESTIONS, key="example", on_change=_ask_example, label_visibility="collapsed"
-        )
+    examples = ws.asking.example_questions(coll)
+    if examples:
+        st.pills("Examples", examples, key="example", on_change=_ask_example, label_visibility="collapsed")
     with st.form("ask-form", border=False):
         left, right = st.columns([6, 1], vertical_alignment="bottom")
-        left.text_input(
-            "Question", key="question", placeholder="Ask about the documents, e.g. what does the SLA promise?"
-        )
+        left.text_input("Question", key="question", placeholder=ws.asking.placeholder(coll))
         submitted = right.form_submit_button("Ask", type="primary", width="stretch")
     st.segmented_control(
         "Lens",
@@ -161,8 +158,11 @@ def ask_form() -> None:
     lens = st.session_state.get("lens") or "auto"
     if submitted or st.session_state.pop("pending", False):
         question = st.session_state.get("question", "")
-        if not question.strip():
-            st.warning("Type a question first.")
+        try:
+            question = check_question(question)
+        except errors.RagcoreError as exc:
+            st.session_state["outcome"] = None  # an old answer under this message would seem to answer it
+            st.warning(ui.md(str(exc)[:1].upper() + str(exc)[1:] + "."))
             return
         prepare_dense()
         stream_box = st.empty()
@@ -266,7 +266,7 @@ def show_checks(checks: dict) -> None:
         st.caption(f"{len(checks['uncited_sentences'])} sentence(s) carry no citation.")
 
 
-def show_lens(lens) -> None:
+def show_lens(lens: Lens | None) -> None:
     if lens is None or lens.kind == "none":
         return
     st.divider()
@@ -283,7 +283,7 @@ def show_lens(lens) -> None:
         show_risk(lens)
 
 
-def show_money(lens) -> None:
+def show_money(lens: Lens) -> None:
     if lens.conflicts:
         for k, conflict in enumerate(lens.conflicts):
             amounts = " vs ".join(format_amount(a, conflict.currency) for a in conflict.amounts)
@@ -321,7 +321,7 @@ def show_money(lens) -> None:
         st.caption("No amounts in the retrieved passages.")
 
 
-def show_risk(lens) -> None:
+def show_risk(lens: Lens) -> None:
     if not lens.findings:
         st.caption("No absolute wording (always, never, guarantee, unlimited…) in the retrieved passages.")
         return
@@ -473,6 +473,12 @@ def show_log() -> None:
         f"Every model call of this session: what was sent (passages, sizes) and what it cost. "
         f"Spent ${tracker.spent_usd:.4f} of the ${tracker.cap_usd:.2f} cap."
     )
+    invalid = sum(c.outcome in ("invalid_json", "schema_error") for c in calls)
+    if invalid:  # counted and shown: small local models often miss the JSON shape
+        st.caption(
+            f"Invalid replies: {invalid} of {len(calls)} (not JSON of the expected shape); the "
+            "extractive answer was shown instead."
+        )
     st.dataframe(
         pd.DataFrame(
             [

@@ -199,35 +199,36 @@ def make_retriever(corpus, library):
 
         reranker = Reranker.from_settings()
         reranker.wait(timeout=60)
-    return Retriever(corpus, library=library, reranker=reranker)
+    return Retriever(corpus, vector_cache=library, reranker=reranker)
 
 
 def _search(args):
+    from .questions import check_question
+
+    args.question = check_question(args.question)  # before any indexing: a bad question costs nothing
     corpus, library = open_corpus(args)
     for report in corpus.errors:
         print(f"note: {report.line()}", file=sys.stderr)
     if not corpus.passages:
         raise errors.RagcoreError("the corpus has no passages to search")
     retriever = make_retriever(corpus, library)
-    hits = retriever.search(args.question, args.mode, args.k)
-    return corpus, retriever, hits
+    return corpus, retriever.search(args.question, args.mode, args.k)
 
 
 def cmd_search(args) -> int:
-    _corpus, retriever, hits = _search(args)
-    mode = args.mode or retriever.default_mode
+    _corpus, found = _search(args)
     if args.json:
         out = {
             "question": args.question,
-            "mode": mode,
-            "notes": retriever.notes,
-            "hits": [h.to_json() for h in hits],
+            "mode": found.mode,
+            "notes": found.notes,
+            "hits": [h.to_json() for h in found.hits],
         }
         print(json.dumps(out, ensure_ascii=False))
         return 0
-    for note in retriever.notes:
+    for note in found.notes:
         print(f"note: {note}")
-    for h in hits:
+    for h in found.hits:
         where = printable(f"{h.passage.citation}  [{h.passage.label}]")
         print(f"{h.rank:>2}. {h.score:8.4f}  {where}  {_trace_text(h)}")
         print("    " + printable(" ".join(h.passage.text.split())[:160]))
@@ -246,18 +247,17 @@ def cmd_ask(args) -> int:
     from .answer.pipeline import answer_question
     from .curated import curated_answer
 
-    corpus, retriever, hits = _search(args)
-    mode = args.mode or retriever.default_mode
-    pinned = curated_match(args, corpus) if hits else None
+    corpus, found = _search(args)
+    pinned = curated_match(args, corpus) if found.hits else None
     env = {} if pinned is not None else os.environ  # a pinned answer leads: no model call
-    result = answer_question(args.question, hits, lens=args.lens, env=env, documents=corpus.documents)
+    result = answer_question(args.question, found.hits, lens=args.lens, env=env, documents=corpus.documents)
     answers = [result.answer] if pinned is None else [curated_answer(pinned), result.answer]
     if args.json:
         out = {
             "question": args.question,
-            "mode": mode,
-            "notes": retriever.notes + result.notes,
-            "hits": [h.to_json() for h in hits],
+            "mode": found.mode,
+            "notes": found.notes + result.notes,
+            "hits": [h.to_json() for h in found.hits],
             "lens": result.lens.to_json(),
             "answer": answers[0].to_json(),
         }

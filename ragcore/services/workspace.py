@@ -21,13 +21,13 @@ from .curation import Curation
 from .documents import Documents
 from .evaluation import Evaluations
 from .explain import Explain
+from .generation import GenerationEvaluations
 from .indexes import Indexes
 from .originals import Originals
 from .review import Review
 
 if TYPE_CHECKING:
-    from ..retrieval.embedding import Embedder
-    from ..retrieval.rerank import Reranker
+    from ..retrieval.protocols import EmbedderLike, RerankerLike
 
 log = logging.getLogger(__name__)
 
@@ -47,8 +47,8 @@ class Workspace:
         demo_dir: Path = DEMO_DIR,
         demo_vectors: Path = DEMO_VECTORS,
         results_dir: Path | None = None,
-        embedder: Embedder | None = None,
-        reranker: Reranker | None = None,
+        embedder: EmbedderLike | None = None,
+        reranker: RerankerLike | None = None,
     ) -> None:
         self.home = Path(home) if home is not None else config.settings().home
         self.library = Library(self.home)
@@ -63,6 +63,7 @@ class Workspace:
         self.review = Review(self.library, self.asking)
         self.evaluation = Evaluations(self.library, self.indexes, results_dir)
         self.explain = Explain(self.library, self.indexes, self.asking)
+        self.generation = GenerationEvaluations(self.evaluation, self.asking, self.review)
         self.warm_thread: threading.Thread | None = None  # the background warm-up, once started
         self.warm_error: str | None = None  # why the background warm-up failed, if it did
         self._warm_lock = threading.Lock()
