@@ -199,7 +199,10 @@ def make_retriever(corpus, library):
 
         reranker = Reranker.from_settings()
         reranker.wait(timeout=60)
-    return Retriever(corpus, vector_cache=library, reranker=reranker)
+    from .retrieval.index_files import index_dir_for
+
+    index_dir = index_dir_for(library.home, corpus.name, library.fingerprint(corpus.name), corpus.fingerprint)
+    return Retriever(corpus, vector_cache=library, reranker=reranker, index_dir=index_dir)
 
 
 def _search(args):
@@ -250,7 +253,7 @@ def cmd_ask(args) -> int:
     corpus, found = _search(args)
     pinned = curated_match(args, corpus) if found.hits else None
     env = {} if pinned is not None else os.environ  # a pinned answer leads: no model call
-    result = answer_question(args.question, found.hits, lens=args.lens, env=env)
+    result = answer_question(args.question, found.hits, lens=args.lens, env=env, documents=corpus.documents)
     answers = [result.answer] if pinned is None else [curated_answer(pinned), result.answer]
     if args.json:
         out = {

@@ -93,8 +93,18 @@ class Indexes:
         """A retriever over ``corpus`` with this library's vector cache and models
         (the model loads only on first dense use; it gets ours once loaded)."""
         from ..retrieval import Retriever
+        from ..retrieval.index_files import index_dir_for
 
-        return Retriever(corpus, vector_cache=self.library, embedder=self._embedder, reranker=self.reranker)
+        index_dir = index_dir_for(
+            self.library.home, corpus.name, self.library.fingerprint(corpus.name), corpus.fingerprint
+        )
+        return Retriever(
+            corpus,
+            vector_cache=self.library,
+            embedder=self._embedder,
+            reranker=self.reranker,
+            index_dir=index_dir,
+        )
 
     def forget(self, collections: Iterable[str]) -> None:
         """Drop the indexes of collections that no longer exist."""
