@@ -17,6 +17,7 @@ from typing import Any
 
 from ..records import Answer, Document
 from . import statistics as st
+from .answer_tables import METRICS
 from .answers import ScoredAnswer, answers_block, score_answer
 from .goldset import GoldSet
 
@@ -120,15 +121,7 @@ def run_answers(
 
 # ------------------------------------------------------------------ table
 
-_ROWS = (
-    ("fact_recall", "fact recall"),
-    ("complete", "complete answers"),
-    ("abstention", "abstention (unanswerable)"),
-    ("wrongly_declined", "wrongly declined (answerable)"),
-    ("citation_support", "citation support"),
-    ("contradictions_found", "contradictions found"),
-    ("words", "words"),
-)
+_ROWS = METRICS  # one list of the answer metrics and their names, shared with the page tables
 
 
 def _fmt(value: float | None, digits: int = 3) -> str:
