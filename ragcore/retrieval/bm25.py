@@ -23,13 +23,13 @@ Token lists are not kept once the matrices are built.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import pairwise
 
 import numpy as np
 from scipy import sparse
 
-from ..text import tokenize
+from ..text import STOP_LISTS, StopList, search_terms
 
 
 @dataclass(frozen=True)
@@ -40,17 +40,27 @@ class BM25Params:
     b: float = 0.75
     epsilon: float = 0.25  # rank_bm25's floor for negative idf
     heading_weight: float = 0.5
-    adjacency_weight: float = 0.5
+    adjacency_weight: float = 0.0  # off by cross-validation; docs/decisions.md
     stemming: bool = True
     # rank_bm25 floors only negative idf, so a term in exactly half the
     # passages (idf 0) can never be found: in a two-passage upload, half the
     # words. We floor idf <= 0; plain() restores rank_bm25's rule exactly.
     floor_zero_idf: bool = True
+    stop_list: StopList = "english"
+    # Identifiers and amounts are indexed whole as well as by their parts
+    # (text.search_terms), so an exact code outranks passages sharing a fragment.
+    whole_identifiers: bool = True
 
     def plain(self) -> BM25Params:
         """rank_bm25's conventions exactly: both bonuses off, only negative
-        idf floored."""
-        return BM25Params(self.k1, self.b, self.epsilon, 0.0, 0.0, self.stemming, floor_zero_idf=False)
+        idf floored (tokenisation unchanged)."""
+        return replace(self, heading_weight=0.0, adjacency_weight=0.0, floor_zero_idf=False)
+
+    def terms(self, text: str) -> list[str]:
+        """The tokens these settings index and search with."""
+        return search_terms(
+            text, stemming=self.stemming, stop_words=STOP_LISTS[self.stop_list], whole=self.whole_identifiers
+        )
 
 
 class BM25Index:
@@ -139,14 +149,12 @@ class BM25Index:
         cls, texts: Iterable[str], headings: Iterable[str] | None = None, params: BM25Params | None = None
     ) -> BM25Index:
         params = params or BM25Params()
-        token_lists = (tokenize(t, stemming=params.stemming) for t in texts)
-        heading_lists = (
-            None if headings is None else [tokenize(h, stemming=params.stemming) for h in headings]
-        )
+        token_lists = (params.terms(t) for t in texts)
+        heading_lists = None if headings is None else [params.terms(h) for h in headings]
         return cls(token_lists, heading_lists, params)
 
     def query_tokens(self, query: str) -> list[str]:
-        return tokenize(query, stemming=self.params.stemming)
+        return self.params.terms(query)
 
     def scores(self, tokens: Sequence[str]) -> np.ndarray:
         """Score of every passage for already-tokenised query ``tokens``."""

@@ -67,3 +67,21 @@ def test_two_document_corpus_equals_rank_bm25_in_plain_mode():
     ref = BM25Okapi(docs, k1=1.2, b=0.75)
     np.testing.assert_allclose(ours.scores(["alpha"]), ref.get_scores(["alpha"]), atol=1e-12)
     assert ours.scores(["alpha"]).max() == 0.0
+
+
+def test_default_analyser_tokens_equal_rank_bm25():
+    # The default analyser (English stop list, whole identifiers) changes the
+    # tokens, not the scoring: from_texts in plain mode equals rank_bm25 on them.
+    texts = [
+        "Error ERR-4012 means the ISO-27001 audit failed on v2.3.1.",
+        "The SOC 2 report costs $1,199; a SOC 1 report is cheaper.",
+        "What should we do when the error ERR-4013 appears?",
+        "Nothing here but ordinary words about lunch.",
+    ]
+    params = BM25Params().plain()
+    tokens = [params.terms(t) for t in texts]
+    ours = BM25Index.from_texts(texts, params=params)
+    ref = BM25Okapi(tokens, k1=1.2, b=0.75)
+    for q in ("ERR-4012", "what does SOC 2 cost", "$1,199", "iso 27001 audit"):
+        qt = params.terms(q)
+        np.testing.assert_allclose(ours.scores(qt), ref.get_scores(qt), atol=1e-12)

@@ -1,0 +1,94 @@
+"""Questions that ask more than one thing.
+
+"What uptime does the SLA guarantee, and what credits apply?" asks two
+questions whose evidence usually sits in different passages; ranked as one
+query, the passages that answer neither part well but share words with both
+can crowd out each part's answer. ``split_question`` finds the parts, and
+``merge_part_rankings`` interleaves the rankings retrieved for each part so
+that every part's best passages reach the top of the list (a round-robin
+merge, as in query decomposition for multi-hop retrieval, e.g. Min et al.,
+"Multi-hop Reading Comprehension through Question Decomposition and
+Rescoring", ACL 2019; and rank interleaving, Radlinski et al., CIKM 2008).
+
+The split is conservative: it only cuts where the text after the cut reads
+as a new question (it starts with a question word or an auxiliary verb), so
+"What are the terms and conditions?" stays whole.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+# Words that open a question (or a clause asking one) in English.
+_OPENERS = (
+    "what|which|who|whom|whose|when|where|why|how|whether|is|are|was|were|do|does|did|can|could|"
+    "will|would|should|shall|may|must|has|have|had"
+)
+# A first part may also be a request rather than a question.
+_FIRST_OPENERS = re.compile(
+    rf"^(?:{_OPENERS}|tell|list|explain|describe|give|show|name|summari[sz]e|compare)\b", re.IGNORECASE
+)
+# A cut: "?" followed by more text; or ", and" / ", but" / ", plus" / ";" /
+# " and" directly before a question word (a bare comma there usually opens a
+# clause: "What happens, when I cancel?").
+_CUT = re.compile(
+    r"\?\s+(?=\S)"
+    rf"|,\s*(?:and|also|plus|but)\s+(?:also\s+)?(?=(?:{_OPENERS})\b)"
+    rf"|;\s*(?:and\s+|also\s+)?(?=(?:{_OPENERS})\b)"
+    rf"|\s+and\s+(?:also\s+)?(?=(?:{_OPENERS})\b)",
+    re.IGNORECASE,
+)
+_LEADING_JOINER = re.compile(r"^(?:and|also|plus|but)\s+(?:also\s+)?", re.IGNORECASE)
+_MIN_WORDS = 2  # a part needs at least this many words to stand alone
+
+
+def split_question(question: str) -> list[str]:
+    """The parts of a multi-part question, each ending with "?" when the
+    question did; a single-part question comes back as a one-item list
+    (stripped). Never returns an empty part.
+
+    >>> split_question("What uptime does the SLA guarantee, and what credits apply?")
+    ['What uptime does the SLA guarantee?', 'what credits apply?']
+    """
+    text = " ".join(question.split())
+    if not text:
+        return []
+    asks = "?" in text
+    pieces: list[str] = []
+    start = 0
+    for m in _CUT.finditer(text):
+        pieces.append(text[start : m.start()])
+        start = m.end()
+    pieces.append(text[start:])
+    parts = [_LEADING_JOINER.sub("", p.strip(" ,;?")) for p in pieces]
+    if (
+        len(parts) < 2
+        or any(len(p.split()) < _MIN_WORDS for p in parts)
+        or not _FIRST_OPENERS.match(parts[0])
+    ):
+        return [text]
+    return [f"{p}?" if asks else p for p in parts]
+
+
+def is_multi_part(question: str) -> bool:
+    return len(split_question(question)) > 1
+
+
+def merge_part_rankings(
+    rankings: Sequence[Sequence[tuple[int, float]]], whole: Sequence[tuple[int, float]] = ()
+) -> list[tuple[int, float]]:
+    """Round-robin merge: each part's first passage, then the whole
+    question's first, then each part's second, and so on, skipping rows
+    already taken. Scores are replaced by a rank-based score
+    (1 / position) so the merged list stays sorted."""
+    lists = [list(r) for r in rankings] + ([list(whole)] if whole else [])
+    seen: set[int] = set()
+    merged: list[int] = []
+    depth = max((len(r) for r in lists), default=0)
+    for i in range(depth):
+        for ranking in lists:
+            if i < len(ranking) and ranking[i][0] not in seen:
+                seen.add(ranking[i][0])
+                merged.append(ranking[i][0])
+    return [(row, 1.0 / position) for position, row in enumerate(merged, start=1)]

@@ -1,0 +1,59 @@
+import pytest
+
+from ragcore.retrieval.query import is_multi_part, merge_part_rankings, split_question
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        (
+            "What uptime does the SLA guarantee, and what credits apply?",
+            ["What uptime does the SLA guarantee?", "what credits apply?"],
+        ),
+        (
+            "How long is the refund window? And how do I cancel?",
+            ["How long is the refund window?", "how do I cancel?"],
+        ),
+        ("Who owns the data and how long is it kept?", ["Who owns the data?", "how long is it kept?"]),
+        (
+            "Is there a free trial, and does it need a card?",
+            ["Is there a free trial?", "does it need a card?"],
+        ),
+        ("When was it founded; where is it based?", ["When was it founded?", "where is it based?"]),
+        ("List the plans, and which include SSO", ["List the plans", "which include SSO"]),
+    ],
+)
+def test_splits_where_a_new_question_starts(question, parts):
+    assert split_question(question) == parts
+    assert is_multi_part(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What are the terms and conditions?",
+        "What is the price of the Team plan and the Business plan?",
+        "For a team of five, is there a discount?",  # the first part is not a question
+        "What happens, if anything, when I cancel?",
+        "Explain how cancellation works",
+        "Why, and how?",  # parts too short to stand alone
+    ],
+)
+def test_keeps_single_questions_whole(question):
+    assert split_question(question) == [" ".join(question.split())]
+    assert not is_multi_part(question)
+
+
+def test_empty_question_has_no_parts():
+    assert split_question("   ") == []
+
+
+def test_merge_puts_each_parts_best_first():
+    part1 = [(10, 9.0), (11, 8.0), (12, 7.0)]
+    part2 = [(20, 0.9), (10, 0.8), (21, 0.7)]
+    whole = [(30, 5.0), (10, 4.0)]
+    merged = merge_part_rankings([part1, part2], whole)
+    assert [row for row, _ in merged] == [10, 20, 30, 11, 12, 21]
+    scores = [s for _, s in merged]
+    assert scores == sorted(scores, reverse=True)
+    assert merge_part_rankings([]) == []
