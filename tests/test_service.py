@@ -612,7 +612,7 @@ KEY_ENV = {"OPENAI_API_KEY": "sk-test-0000000000000000"}
 
 
 def test_model_answer_is_logged_reviewed_and_exported(workspace: Workspace, monkeypatch) -> None:
-    monkeypatch.setattr("ragcore.answer.llm.token_rates", lambda model: (1e-7, 4e-7, True))
+    monkeypatch.setattr("ragcore.answer.calls.token_rates", lambda model: (1e-7, 4e-7, True))
     workspace.ensure_demo()
     reply = {
         "sentences": [{"text": "The Business plan costs $999 per month.", "citations": [1]}],
@@ -661,7 +661,7 @@ def test_relens_rebuilds_an_extractive_answer(workspace: Workspace) -> None:
 
 
 def test_study_items_need_a_model_and_come_back_checked(workspace: Workspace, monkeypatch) -> None:
-    monkeypatch.setattr("ragcore.answer.llm.token_rates", lambda model: (1e-7, 4e-7, True))
+    monkeypatch.setattr("ragcore.answer.calls.token_rates", lambda model: (1e-7, 4e-7, True))
     workspace.ensure_demo()
     with pytest.raises(errors.RagcoreError, match="need a model"):
         workspace.study(DEMO_COLLECTION, "pricing", env={})

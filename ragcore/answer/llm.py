@@ -8,574 +8,84 @@ result is checked (``ragcore.answer.checks``): citations outside the passages
 sent are removed and flagged, figures the cited passages do not state are
 flagged, and a groundedness score is computed.
 
-Providers are reached through LiteLLM, imported lazily (its import takes
-seconds) with its price map read from the installed package, never fetched.
 Only the matched passages leave the machine, and only when a model is set.
+
+The parts live beside this module: ``models`` (which model, disclosure),
+``calls`` (one LiteLLM call under the spending cap) and ``replies`` (the
+reply's JSON shape and its checks). Their public names are re-exported here.
 """
 
 from __future__ import annotations
 
-import json
-import math
-import os
-import re
-import threading
-import time
-import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
-from ragcore import config as ragconfig
-from ragcore.answer import checks
-from ragcore.answer.ailog import AiLog, redact
+from ragcore.answer.ailog import AiLog
+from ragcore.answer.calls import (
+    DEFAULT_RATES,
+    CallResult,
+    ModelCallError,
+    SpendTracker,
+    call_model,
+    describe_error,
+    estimate_cost,
+    estimate_tokens,
+    load_litellm,
+    partial_text,
+    token_rates,
+)
+from ragcore.answer.models import (
+    LOCAL_PROVIDERS,
+    PROVIDERS,
+    ModelConfig,
+    disclosure,
+    explain_no_model,
+    find_model,
+    provider_of,
+)
 from ragcore.answer.prompt import answer_messages, prompt_chars
-from ragcore.errors import RagcoreError
-from ragcore.records import Answer, AnswerSentence, Citation, Hit
-
-# Key variable -> (provider, default model), in the order they are tried.
-# Defaults are small, cheap models that LiteLLM's bundled price map knows.
-PROVIDERS: tuple[tuple[str, str, str], ...] = (
-    ("OPENAI_API_KEY", "openai", "gpt-4o-mini"),
-    ("ANTHROPIC_API_KEY", "anthropic", "claude-haiku-4-5"),
-    ("GEMINI_API_KEY", "gemini", "gemini/gemini-2.5-flash"),
-    ("MISTRAL_API_KEY", "mistral", "mistral/mistral-small-latest"),
-    ("GROQ_API_KEY", "groq", "groq/openai/gpt-oss-20b"),
-    ("DEEPSEEK_API_KEY", "deepseek", "deepseek/deepseek-chat"),
-    (
-        "TOGETHERAI_API_KEY",
-        "together_ai",
-        "together_ai/meta-llama/Llama-3.3-70B-Instruct-Turbo",
-    ),
-    ("COHERE_API_KEY", "cohere", "command-r-08-2024"),
-    ("OPENROUTER_API_KEY", "openrouter", "openrouter/openai/gpt-4o-mini"),
+from ragcore.answer.replies import (
+    NOT_COVERED,
+    SchemaError,
+    answer_text,
+    checked_answer,
+    citation_list,
+    parse_json_reply,
+    validate_answer,
 )
-_KEY_OF = {provider: key for key, provider, _ in PROVIDERS}
-
-# Providers that run on the user's own machine or network and need no key.
-LOCAL_PROVIDERS = frozenset({"ollama", "ollama_chat", "lm_studio", "llamafile", "vllm", "hosted_vllm"})
-
-# Bare model names LiteLLM maps to a provider without a "provider/" prefix.
-_BARE_PREFIXES = (
-    ("gpt-", "openai"),
-    ("chatgpt-", "openai"),
-    ("o1", "openai"),
-    ("o3", "openai"),
-    ("o4", "openai"),
-    ("claude", "anthropic"),
-    ("command", "cohere"),
-)
-
-# Providers whose OpenAI-compatible API takes response_format json_object.
-_JSON_MODE = frozenset({"openai", "azure", "mistral", "deepseek", "groq"})
-
-# Per-token prices (input, output) assumed when the price map does not know a
-# model: high on purpose, so the spending cap errs on the side of stopping.
-DEFAULT_RATES = (5e-6, 20e-6)
-
-_DISABLED = frozenset({"off", "none", "no", "false", "extractive"})
-
-
-class ModelCallError(RagcoreError):
-    """A model call that did not produce a usable reply; ``reason`` says why
-    in words a reader can act on, ``outcome`` is a short code for the log."""
-
-    def __init__(
-        self,
-        outcome: str,
-        reason: str,
-        *,
-        detail: str = "",
-        result: CallResult | None = None,
-    ) -> None:
-        self.outcome = outcome
-        self.reason = reason
-        self.detail = detail
-        self.result = result
-        super().__init__(reason)
-
-
-@dataclass(frozen=True)
-class ModelConfig:
-    """Which model to call. The key is held only to pass it to the provider:
-    it is left out of repr, equality and everything logged."""
-
-    model: str
-    provider: str
-    source: str  # "RAGCORE_LLM_MODEL" or the key variable that chose it
-    key_env: str | None = None
-    api_key: str | None = field(default=None, repr=False, compare=False)
-    timeout_s: float = 30.0
-    max_tokens: int = 800
-    temperature: float = 0.0
-
-
-def provider_of(model: str) -> str:
-    """The LiteLLM provider of a model name ("anthropic/x" -> "anthropic")."""
-    if "/" in model:
-        return model.split("/", 1)[0].lower()
-    lower = model.lower()
-    for prefix, provider in _BARE_PREFIXES:
-        if lower.startswith(prefix):
-            return provider
-    if lower.startswith("gemini"):
-        return "vertex_ai"
-    return "unknown"
-
-
-def _choose(env: Mapping[str, str]) -> tuple[ModelConfig | None, str]:
-    chosen = (env.get("RAGCORE_LLM_MODEL") or "").strip()
-    if chosen.lower() in _DISABLED:
-        return None, f"the model is turned off (RAGCORE_LLM_MODEL={chosen})"
-    if chosen:
-        provider = provider_of(chosen)
-        key_env = _KEY_OF.get(provider)
-        if key_env and not env.get(key_env):
-            return None, f"RAGCORE_LLM_MODEL={chosen} needs {key_env}, which is not set"
-        key = env.get(key_env) if key_env else None
-        return ModelConfig(chosen, provider, "RAGCORE_LLM_MODEL", key_env, key), ""
-    for key_env, provider, model in PROVIDERS:
-        if env.get(key_env):
-            return ModelConfig(model, provider, key_env, key_env, env[key_env]), ""
-    return None, "no model is configured (set a provider API key, or RAGCORE_LLM_MODEL)"
-
-
-def find_model(env: Mapping[str, str] | None = None) -> ModelConfig | None:
-    """The model to call, or None when none is configured.
-
-    RAGCORE_LLM_MODEL wins (any LiteLLM model name; "off" turns models off);
-    else the first provider in ``PROVIDERS`` whose key is present, with its
-    default model. Streamlit secrets reach here through the environment
-    (``ragcore.config.apply_overrides``).
-    """
-    return _choose(os.environ if env is None else env)[0]
-
-
-def explain_no_model(env: Mapping[str, str] | None = None) -> str:
-    """Why ``find_model`` found nothing, in a sentence (empty when it found one)."""
-    return _choose(os.environ if env is None else env)[1]
-
-
-def disclosure(config: ModelConfig | None, spend: SpendTracker | None = None) -> str:
-    """What leaves the machine, to show before the first call."""
-    if config is None:
-        return "No model is configured: answers are extractive and nothing leaves this machine."
-    cap = (
-        f" Spending cap for this session: ${spend.cap_usd:.2f} ({spend.spent_usd:.4f} spent)."
-        if spend
-        else ""
-    )
-    where = "a model server on your network" if config.provider in LOCAL_PROVIDERS else config.provider
-    return (
-        f"Answers are written by {config.model} ({where}). When you ask, only the matched passages "
-        f"(document name, lines, section and text) and your question are sent; nothing else leaves "
-        f"this machine.{cap}"
-    )
-
-
-# ---------------------------------------------------------------- LiteLLM
-
-
-_litellm_module: Any = None
-_litellm_lock = threading.Lock()
-
-
-def load_litellm() -> Any:
-    """Import LiteLLM once, with its network price-map fetch turned off."""
-    global _litellm_module
-    with _litellm_lock:
-        if _litellm_module is None:
-            # Must be set before the import: LiteLLM reads it at import time.
-            os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
-            # LiteLLM's types make pydantic warn about "ReadOnly" items on import
-            # and first call; the warnings say nothing about ragcore, so hide them.
-            warnings.filterwarnings("ignore", message=r".*`ReadOnly` qualifier", category=UserWarning)
-            import litellm
-
-            litellm.suppress_debug_info = True
-            _litellm_module = litellm
-    return _litellm_module
-
-
-def token_rates(model: str) -> tuple[float, float, bool]:
-    """(input, output) USD per token from LiteLLM's bundled price map, and
-    whether the model was known; ``DEFAULT_RATES`` otherwise."""
-    try:
-        cost_in, cost_out = load_litellm().cost_per_token(
-            model=model, prompt_tokens=1_000_000, completion_tokens=1_000_000
-        )
-        return cost_in / 1e6, cost_out / 1e6, True
-    except Exception:
-        return DEFAULT_RATES[0], DEFAULT_RATES[1], False
-
-
-def estimate_tokens(chars: int) -> int:
-    # About 3.5 characters per token for English; round towards more tokens.
-    return math.ceil(chars / 3)
-
-
-def estimate_cost(model: str, prompt_tokens: int, completion_tokens: int) -> float:
-    rate_in, rate_out, _ = token_rates(model)
-    return prompt_tokens * rate_in + completion_tokens * rate_out
-
-
-class SpendTracker:
-    """Per-session spending cap in USD.
-
-    A call is refused before it is made when the session has reached the cap,
-    or when its worst case (the prompt plus ``max_tokens`` of reply) would
-    pass it. Costs are LiteLLM's figure from the tokens the provider reports,
-    or an estimate from sizes when it reports none.
-    """
-
-    def __init__(self, cap_usd: float, spent_usd: float = 0.0) -> None:
-        """``spent_usd`` seeds the total, e.g. from ``AiLog.spent(session)``
-        when a session resumes after a restart."""
-        if cap_usd < 0 or math.isnan(cap_usd):
-            raise ValueError(f"RAGCORE_SPEND_CAP_USD must be 0 or more, not {cap_usd}")
-        self.cap_usd = float(cap_usd)
-        self.spent_usd = max(0.0, float(spent_usd))
-        self.calls = 0
-        self._lock = threading.Lock()
-
-    @classmethod
-    def from_settings(cls, spent_usd: float = 0.0) -> SpendTracker:
-        return cls(ragconfig.settings().spend_cap_usd, spent_usd)
-
-    @property
-    def remaining_usd(self) -> float:
-        return max(0.0, self.cap_usd - self.spent_usd)
-
-    def refusal(self, projected_usd: float) -> str | None:
-        """Why a call costing up to ``projected_usd`` may not run, or None."""
-        with self._lock:
-            if self.spent_usd >= self.cap_usd:
-                return (
-                    f"the session spending cap of ${self.cap_usd:.2f} is reached "
-                    f"(${self.spent_usd:.4f} spent; RAGCORE_SPEND_CAP_USD)"
-                )
-            if self.spent_usd + projected_usd > self.cap_usd:
-                return (
-                    f"the next call could pass the session spending cap of ${self.cap_usd:.2f} "
-                    f"(${self.spent_usd:.4f} spent, up to ${projected_usd:.4f} more; RAGCORE_SPEND_CAP_USD)"
-                )
-            return None
-
-    def add(self, usd: float) -> None:
-        with self._lock:
-            self.spent_usd += max(0.0, usd)
-            self.calls += 1
-
-
-@dataclass(frozen=True)
-class CallResult:
-    """One completed model call."""
-
-    text: str
-    prompt_tokens: int | None
-    completion_tokens: int | None
-    cost_usd: float
-    cost_source: str  # "reported" (provider's token counts) | "estimate"
-    duration_ms: float
-    finish_reason: str | None
-    refusal: str | None = None
-
-
-def describe_error(exc: BaseException, config: ModelConfig) -> tuple[str, str]:
-    """(outcome, reason) for an exception from a provider call.
-
-    Matched by class name along the MRO, so injected completions and LiteLLM's
-    own exception classes are read the same way without importing LiteLLM.
-    """
-    names = {cls.__name__ for cls in type(exc).__mro__}
-    failed = f"the model call to {config.model} failed"
-    if names & {
-        "Timeout",
-        "APITimeoutError",
-        "TimeoutError",
-        "ReadTimeout",
-        "ConnectTimeout",
-    }:
-        return "timeout", f"{failed} (timeout after {config.timeout_s:g} s)"
-    if "ContentPolicyViolationError" in names:
-        return (
-            "refused",
-            f"the model {config.model} refused the request (content policy)",
-        )
-    if "AuthenticationError" in names:
-        return "provider_error", f"{failed} (the provider rejected the API key)"
-    if "RateLimitError" in names:
-        return "provider_error", f"{failed} (rate limited by the provider)"
-    if "ContextWindowExceededError" in names:
-        return "provider_error", f"{failed} (the passages are too long for this model)"
-    if "NotFoundError" in names:
-        return "provider_error", f"{failed} (the provider does not know this model)"
-    if "APIConnectionError" in names:
-        return "provider_error", f"{failed} (the provider could not be reached)"
-    return "provider_error", f"{failed} (provider error: {type(exc).__name__})"
-
-
-_TEXT_FIELD = re.compile(r'"text"\s*:\s*"((?:[^"\\]|\\.)*)"')
-
-
-def partial_text(buffer: str) -> str:
-    """The readable part of a JSON reply still arriving: the sentence texts
-    completed so far, joined (for showing a streamed answer as it comes)."""
-    out = []
-    for m in _TEXT_FIELD.finditer(buffer):
-        try:
-            out.append(json.loads(f'"{m.group(1)}"'))
-        except ValueError:
-            break
-    return " ".join(out)
-
-
-def _usage_tokens(usage: Any) -> tuple[int | None, int | None]:
-    if usage is None:
-        return None, None
-    return getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None)
-
-
-def call_model(
-    messages: list[dict[str, str]],
-    *,
-    config: ModelConfig,
-    spend: SpendTracker,
-    completion: Callable[..., Any] | None = None,
-    stream_callback: Callable[[str], None] | None = None,
-    max_tokens: int | None = None,
-) -> CallResult:
-    """One chat completion under the spending cap; raise ``ModelCallError``.
-
-    ``completion`` defaults to ``litellm.completion``; tests inject their own
-    or pass LiteLLM's ``mock_response``. With ``stream_callback`` the reply is
-    streamed and the callback gets the readable text so far.
-    """
-    max_tokens = max_tokens or config.max_tokens
-    chars = prompt_chars(messages)
-    projected = estimate_cost(config.model, estimate_tokens(chars), max_tokens)
-    refused = spend.refusal(projected)
-    if refused:
-        raise ModelCallError("blocked_spend_cap", refused)
-    if completion is None:
-        completion = load_litellm().completion
-    kwargs: dict[str, Any] = {
-        "model": config.model,
-        "messages": messages,
-        "timeout": config.timeout_s,
-        "temperature": config.temperature,
-        "max_tokens": max_tokens,
-        "drop_params": True,  # a provider that lacks a parameter ignores it instead of failing
-        # No silent retries: the user waits at most timeout_s, then sees the fallback.
-        "num_retries": 0,
-    }
-    if config.api_key:
-        kwargs["api_key"] = config.api_key
-    if config.provider in _JSON_MODE:
-        kwargs["response_format"] = {"type": "json_object"}
-    if stream_callback is not None:
-        kwargs["stream"] = True
-        kwargs["stream_options"] = {"include_usage": True}
-    started = time.perf_counter()
-    secrets = [config.api_key] if config.api_key else []
-    try:
-        response = completion(**kwargs)
-        if stream_callback is not None:
-            text, usage, finish, refusal = _read_stream(response, stream_callback)
-        else:
-            choice = response.choices[0]
-            text = choice.message.content or ""
-            refusal = getattr(choice.message, "refusal", None)
-            finish = getattr(choice, "finish_reason", None)
-            usage = getattr(response, "usage", None)
-    except Exception as exc:
-        outcome, reason = describe_error(exc, config)
-        detail = redact(f"{type(exc).__name__}: {str(exc)[:300]}", secrets)
-        raise ModelCallError(outcome, reason, detail=detail) from None
-    duration_ms = (time.perf_counter() - started) * 1000
-    prompt_tokens, completion_tokens = _usage_tokens(usage)
-    cost, source = _cost(response, config.model, prompt_tokens, completion_tokens, chars, len(text))
-    spend.add(cost)
-    return CallResult(
-        text,
-        prompt_tokens,
-        completion_tokens,
-        cost,
-        source,
-        duration_ms,
-        finish,
-        refusal,
-    )
-
-
-def _read_stream(
-    stream: Iterable[Any], callback: Callable[[str], None]
-) -> tuple[str, Any, str | None, str | None]:
-    parts: list[str] = []
-    usage = finish = refusal = None
-    shown = ""
-    for chunk in stream:
-        usage = getattr(chunk, "usage", None) or usage
-        choices = getattr(chunk, "choices", None) or []
-        if not choices:
-            continue
-        delta = choices[0].delta
-        if getattr(delta, "content", None):
-            parts.append(delta.content)
-            readable = partial_text("".join(parts))
-            if readable != shown:
-                shown = readable
-                callback(readable)
-        refusal = getattr(delta, "refusal", None) or refusal
-        finish = getattr(choices[0], "finish_reason", None) or finish
-    return "".join(parts), usage, finish, refusal
-
-
-def _cost(
-    response: Any,
-    model: str,
-    prompt_tokens: int | None,
-    completion_tokens: int | None,
-    chars: int,
-    reply: int,
-) -> tuple[float, str]:
-    hidden = getattr(response, "_hidden_params", None) or {}
-    reported = hidden.get("response_cost") if isinstance(hidden, dict) else None
-    if isinstance(reported, (int, float)) and not isinstance(reported, bool):
-        return float(reported), "reported"
-    if prompt_tokens is not None and completion_tokens is not None:
-        return estimate_cost(model, prompt_tokens, completion_tokens), "reported"
-    return estimate_cost(model, estimate_tokens(chars), estimate_tokens(reply)), "estimate"
-
-
-# ---------------------------------------------------------------- replies
-
-
-class SchemaError(ValueError):
-    """A JSON reply of the wrong shape; the message names the field."""
-
-
-_FENCE = re.compile(r"^```[a-zA-Z]*\s*(.*?)\s*```$", re.DOTALL)
-
-
-def parse_json_reply(text: str) -> dict:
-    """The JSON object in a reply; a ```json fence or prose around it is tolerated.
-    Raises ``json.JSONDecodeError`` (a ValueError) when there is none."""
-    text = text.strip()
-    fenced = _FENCE.match(text)
-    if fenced:
-        text = fenced.group(1)
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError:
-        start, end = text.find("{"), text.rfind("}")
-        if start < 0 or end <= start:
-            raise
-        value = json.loads(text[start : end + 1])
-    if not isinstance(value, dict):
-        raise SchemaError(f"the reply is a JSON {type(value).__name__}, not an object")
-    return value
-
-
-def citation_list(value: Any, where: str) -> list[int]:
-    """A list of citation numbers; digit strings like "2" or "[2]" are accepted."""
-    if not isinstance(value, list):
-        raise SchemaError(f"{where} must be a list of passage numbers")
-    out = []
-    for item in value:
-        if isinstance(item, int) and not isinstance(item, bool):
-            out.append(item)
-        elif isinstance(item, str) and re.fullmatch(r"\s*\[?\s*\d+\s*\]?\s*", item):
-            out.append(int(re.sub(r"\D", "", item)))
-        else:
-            raise SchemaError(f"{where} must hold passage numbers, not {item!r}")
-    return out
-
-
-def validate_answer(
-    value: Mapping[str, Any],
-) -> tuple[list[tuple[str, list[int]]], bool]:
-    """Check ``{"sentences": [{"text": str, "citations": [int]}], "covered": bool}``."""
-    sentences = value.get("sentences")
-    if not isinstance(sentences, list):
-        raise SchemaError('"sentences" must be a list')
-    covered = value.get("covered", True)
-    if not isinstance(covered, bool):
-        raise SchemaError('"covered" must be true or false')
-    out = []
-    for i, sentence in enumerate(sentences):
-        if not isinstance(sentence, dict):
-            raise SchemaError(f"sentences[{i}] must be an object with text and citations")
-        text = sentence.get("text")
-        if not isinstance(text, str) or not text.strip():
-            raise SchemaError(f"sentences[{i}].text must be a non-empty string")
-        out.append(
-            (
-                text.strip(),
-                citation_list(sentence.get("citations", []), f"sentences[{i}].citations"),
-            )
-        )
-    if not out and covered:
-        raise SchemaError('"sentences" is empty although "covered" is true')
-    return out, covered
-
-
-NOT_COVERED = "The retrieved passages do not cover this question."
-
-
-def checked_answer(
-    raw: Sequence[tuple[str, list[int]]], covered: bool, hits: Sequence[Hit]
-) -> tuple[list[AnswerSentence], list[Citation], dict]:
-    """Sentences with invalid citations removed, the citations used, and the checks."""
-    texts = [h.passage.text for h in hits]
-    sentences: list[AnswerSentence] = []
-    flags: list[dict] = []
-    removed_all: list[int] = []
-    numbers_all: list[str] = []
-    found_sum = total_sum = 0
-    for i, (text, cites) in enumerate(raw or [(NOT_COVERED, [])]):
-        clean, inline = checks.strip_markers(text)
-        kept, removed = checks.split_citations([*cites, *inline], len(hits))
-        sources = checks.cited_texts(kept, texts)
-        numbers = checks.unsupported_numbers(clean, sources)
-        found, total = checks.word_support(clean, sources)
-        found_sum, total_sum = found_sum + found, total_sum + total
-        sentences.append(AnswerSentence(clean, tuple(kept)))
-        removed_all += [n for n in removed if n not in removed_all]
-        numbers_all += [n for n in numbers if n not in numbers_all]
-        flags.append(
-            {
-                "sentence": i,
-                "removed_citations": removed,
-                "unsupported_numbers": numbers,
-                "uncited": not kept,
-                "groundedness": round(found / total, 3) if total else 0.0,
-            }
-        )
-    used = sorted({n for s in sentences for n in s.citations})
-    citations = [Citation.of(n, hits[n - 1].passage) for n in used]
-    report = {
-        "removed_citations": removed_all,
-        "unsupported_numbers": numbers_all,
-        "groundedness": round(found_sum / total_sum, 3) if total_sum else 0.0,
-        "schema_ok": True,
-        "covered": covered,
-        "uncited_sentences": [f["sentence"] for f in flags if f["uncited"]],
-        "sentences": flags,
-    }
-    return sentences, citations, report
-
-
-def answer_text(sentences: Iterable[AnswerSentence]) -> str:
-    """One sentence a line with its citation marks, as the extractive answer renders."""
-    parts = []
-    for s in sentences:
-        marks = "".join(f"[{n}]" for n in s.citations)
-        parts.append(f"{s.text} {marks}".strip())
-    return "\n".join(parts)
-
-
-# ---------------------------------------------------------------- answers
+from ragcore.records import Answer, Hit
+
+__all__ = [
+    "DEFAULT_RATES",
+    "LOCAL_PROVIDERS",
+    "NOT_COVERED",
+    "PROVIDERS",
+    "CallResult",
+    "ModelCallError",
+    "ModelConfig",
+    "SchemaError",
+    "SpendTracker",
+    "answer_text",
+    "call_model",
+    "checked_answer",
+    "citation_list",
+    "describe_error",
+    "disclosure",
+    "estimate_cost",
+    "estimate_tokens",
+    "explain_no_model",
+    "fallback_answer",
+    "find_model",
+    "load_litellm",
+    "log_call",
+    "model_answer",
+    "parse_json_reply",
+    "partial_text",
+    "provider_of",
+    "token_rates",
+    "validate_answer",
+]
 
 
 def fallback_answer(fallback: Callable[[str], Answer], reason: str, extra: dict | None = None) -> Answer:
@@ -690,8 +200,17 @@ def model_answer(
         answer.checks["call_id"] = record(err.outcome, err.detail, err.result, answer)
         return answer
 
+    answer = _checked_model_answer(raw, covered, hits, config)
+    flagged = answer.checks["removed_citations"] or answer.checks["unsupported_numbers"]
+    answer.checks["call_id"] = record("flagged" if flagged else "ok", "", result, answer)
+    return answer
+
+
+def _checked_model_answer(
+    raw: Sequence[tuple[str, list[int]]], covered: bool, hits: Sequence[Hit], config: ModelConfig
+) -> Answer:
     sentences, citations, report = checked_answer(raw, covered, hits)
-    answer = Answer(
+    return Answer(
         mode="model",
         header=f"Model answer ({config.model})",
         text=answer_text(sentences),
@@ -701,9 +220,6 @@ def model_answer(
         model=config.model,
         checks=report,
     )
-    flagged = report["removed_citations"] or report["unsupported_numbers"]
-    answer.checks["call_id"] = record("flagged" if flagged else "ok", "", result, answer)
-    return answer
 
 
 def _read_answer(result: CallResult, config: ModelConfig) -> tuple[list[tuple[str, list[int]]], bool]:

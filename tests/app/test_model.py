@@ -78,7 +78,7 @@ class FakeLiteLLM:
 @pytest.fixture
 def fake_llm(app_env, monkeypatch) -> FakeLiteLLM:
     fake = FakeLiteLLM()
-    monkeypatch.setattr("ragcore.answer.llm.load_litellm", lambda: fake)
+    monkeypatch.setattr("ragcore.answer.calls.load_litellm", lambda: fake)
     monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
     return fake
 

@@ -132,7 +132,7 @@ def test_second_session_cannot_list_search_cite_or_open_the_first_ones_upload(is
 
 def test_questions_ai_log_and_exports_stay_with_their_session(isolated, monkeypatch) -> None:
     fake = FakeLiteLLM()
-    monkeypatch.setattr("ragcore.answer.llm.load_litellm", lambda: fake)
+    monkeypatch.setattr("ragcore.answer.calls.load_litellm", lambda: fake)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0000000000000000")
     question = f"Is our pricing consistent for {UNIQUE} buyers?"
     one = _ask(start(), question)
