@@ -29,7 +29,7 @@ from itertools import pairwise
 import numpy as np
 from scipy import sparse
 
-from ..text import STOP_LISTS, StopList, search_terms
+from ..text import STOP_LISTS, StopList, identifiers, search_terms
 
 
 @dataclass(frozen=True)
@@ -186,6 +186,34 @@ class BM25Index:
                     )
                     out += p.adjacency_weight * (self.bigrams[:, pos[found]] @ weights)
         return out
+
+    def coverage(self, tokens: Sequence[str], rows: Sequence[int]) -> list[float]:
+        """For each of ``rows``, the share of the query's idf mass (distinct
+        known terms) that the passage contains: 1.0 when it holds every
+        query term, small when it matches only incidental words."""
+        ids = sorted({self.vocab[t] for t in tokens if t in self.vocab})
+        if not ids or not rows:
+            return [0.0] * len(rows)
+        weights = self.idf[ids]
+        total = weights.sum()
+        if total <= 0:
+            return [0.0] * len(rows)
+        present = (self.matrix[list(rows)][:, ids] > 0).toarray()
+        return [float(x) for x in (present @ weights) / total]
+
+    def known_identifiers(self, query: str) -> list[str]:
+        """Whole identifiers of ``query`` ("ERR-4012", "SOC 2") that some passage holds."""
+        if not self.params.whole_identifiers:
+            return []
+        return [code for code in identifiers(query) if code in self.vocab]
+
+    def holding(self, term: str, rows: Sequence[int]) -> list[int]:
+        """The rows among ``rows`` whose text holds ``term`` (an index token)."""
+        col = self.vocab.get(term)
+        if col is None or not rows:
+            return []
+        present = self.matrix[list(rows), col].toarray().ravel() > 0
+        return [row for row, hit in zip(rows, present, strict=True) if hit]
 
     def search(self, query: str, k: int = 100) -> list[tuple[int, float]]:
         """Top ``k`` (row, score) with a positive score, best first; ties

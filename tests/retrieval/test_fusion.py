@@ -59,3 +59,62 @@ def test_full_disagreement_leaves_dense_order():
     fused, weight = fusion.agreement_rrf(lexical, dense)
     assert weight == 0.0
     assert [row for row, s in fused if s > 0] == [1, 2]
+
+
+# ------------------------------------------------- query-aware fusion
+
+
+def test_convex_tmm_uses_theoretical_floors():
+    bm25 = [(1, 8.0), (2, 4.0)]
+    dense = [(2, 0.5), (3, 0.0)]
+    out = dict(fusion.convex_tmm({"bm25": bm25, "dense": dense}, {"bm25": 0.5, "dense": 0.5}))
+    assert out[1] == pytest.approx(0.5 * 1.0)
+    assert out[2] == pytest.approx(0.5 * 0.5 + 0.5 * 1.0)
+    assert out[3] == pytest.approx(0.5 * (0.0 + 1) / (0.5 + 1))  # cosine floor -1
+
+
+def test_gated_rrf_mutes_bm25_below_the_threshold():
+    lexical = [(7, 3.0), (8, 2.0)]
+    dense = [(1, 0.9), (2, 0.5)]
+    low = fusion.QuerySignals(coverage=0.5, agreement=0.0, dense_coverage=0.01)
+    high = fusion.QuerySignals(coverage=0.5, agreement=0.0, dense_coverage=0.5)
+    fused, weight = fusion.gated_rrf(lexical, dense, low, feature="dense_coverage", threshold=0.05, low=0.0)
+    assert weight == 0.0 and [r for r, _ in fused][:2] == [1, 2]
+    fused, weight = fusion.gated_rrf(lexical, dense, high, feature="dense_coverage", threshold=0.05, low=0.0)
+    assert weight == 1.0 and [r for r, _ in fused][:2] == [1, 7]
+    _, weight = fusion.gated_rrf(
+        lexical, dense, low, feature="dense_coverage", threshold=0.04, low=0.2, soft=True
+    )
+    assert weight == pytest.approx(0.2 + 0.8 * 0.25)
+
+
+def test_identifier_rows_lead_the_fused_list():
+    lexical = [(7, 3.0), (8, 2.0)]
+    dense = [(1, 0.9), (2, 0.5), (7, 0.1)]
+    sig = fusion.QuerySignals(coverage=1.0, agreement=0.0, identifier_rows=(8,), dense_coverage=0.0)
+    fused, _ = fusion.gated_rrf(lexical, dense, sig, threshold=0.5, low=0.0, feature="dense_coverage")
+    assert fused[0][0] == 8
+    scores = [s for _, s in fused]
+    assert scores == sorted(scores, reverse=True)
+    unpinned, _ = fusion.gated_rrf(lexical, dense, sig, feature="dense_coverage", pin=False)
+    assert unpinned[0][0] != 8
+
+
+def test_query_signals_from_an_index():
+    from ragcore.retrieval.bm25 import BM25Index
+
+    texts = [
+        "Error ERR-4012 means the upload failed.",
+        "Uploads fail when the file is too large.",
+        "Lunch is served at noon.",
+        "Parking is behind the building.",
+    ]
+    index = BM25Index.from_texts(texts)
+    lexical = index.search("what does ERR-4012 mean for an upload")
+    dense = [(1, 0.8), (0, 0.7)]  # pretend dense prefers the paraphrase
+    sig = fusion.query_signals(index, "what does ERR-4012 mean for an upload", lexical, dense)
+    assert lexical[0][0] == 0 and sig.identifier_rows == (0,)
+    assert sig.coverage == pytest.approx(1.0)  # err, 4012, err4012, mean, upload all in passage 0
+    assert 0 < sig.dense_coverage < sig.coverage
+    none = fusion.query_signals(index, "lunch", index.search("lunch"), [(3, 0.5)])
+    assert none.identifier_rows == () and none.dense_coverage == 0.0
