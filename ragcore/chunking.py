@@ -7,7 +7,9 @@ of a document control block are never indexed.
 
 from __future__ import annotations
 
+import bisect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from .records import Document, Passage
@@ -199,9 +201,10 @@ def indexable_ranges(doc: Document) -> list[tuple[int, int]]:
     return [(a, b) for a, b in ((0, span[0]), (span[1], len(doc.text))) if doc.text[a:b].strip()]
 
 
-def _has_text(doc: Document, start: int, end: int) -> bool:
-    """Whether text[start:end] has content outside the control block."""
-    return any(doc.text[max(start, a) : min(end, b)].strip() for a, b in indexable_ranges(doc))
+def _has_text(doc: Document, start: int, end: int, ranges: list[tuple[int, int]]) -> bool:
+    """Whether text[start:end] has content outside the control block
+    (``ranges`` is :func:`indexable_ranges`, computed once per document)."""
+    return any(_NON_SPACE.search(doc.text, max(start, a), min(end, b)) for a, b in ranges)
 
 
 def _units(text: str, start: int, end: int, limit: int) -> list[tuple[int, int]]:
@@ -275,27 +278,55 @@ def _make(doc: Document, index: int, start: int, end: int, label: str, chunking:
     )
 
 
+class _Units:
+    """Consecutive units with their first and last non-space offsets, so the
+    trimmed length of any run of units is found in constant time: packing
+    never re-reads the text it has already packed (linear in the input)."""
+
+    def __init__(self, text: str, units: list[tuple[int, int]]) -> None:
+        self.spans = units
+        self.first: list[int | None] = []
+        self.last: list[int | None] = []
+        for s, e in units:
+            m = _NON_SPACE.search(text, s, e)
+            self.first.append(None if m is None else m.start())
+            self.last.append(None if m is None else s + len(text[s:e].rstrip()))
+        # For each unit, the nearest non-blank unit at or after / at or before it.
+        n = len(units)
+        self._next = [n] * (n + 1)
+        for k in range(n - 1, -1, -1):
+            self._next[k] = k if self.first[k] is not None else self._next[k + 1]
+        self._prev = [-1] * n
+        for k in range(n):
+            self._prev[k] = k if self.first[k] is not None else (self._prev[k - 1] if k else -1)
+
+    def __len__(self) -> int:
+        return len(self.spans)
+
+    def trimmed(self, i: int, j: int) -> int:
+        """Length of the text of units i..j (inclusive) once stripped."""
+        a, b = self._next[i], self._prev[j]
+        if a > j or b < i:
+            return 0
+        return self.last[b] - self.first[a]
+
+    def blank(self, i: int, j: int) -> bool:
+        return self._next[i] > j
+
+
 def _pack(text: str, units: list[tuple[int, int]], limit: int) -> list[tuple[int, int]]:
     """Greedy packing of consecutive units into spans of at most ``limit``
     characters once trimmed."""
+    info = _Units(text, units)
     spans: list[tuple[int, int]] = []
-    cur: tuple[int, int] | None = None
-    for s, e in units:
-        if cur is None:
-            cur = (s, e)
-        elif not _fits(text, cur[0], e, limit) and text[cur[0] : cur[1]].strip():
-            spans.append(cur)
-            cur = (s, e)
-        else:
-            cur = (cur[0], e)
-    if cur is not None:
-        spans.append(cur)
+    first = 0  # index of the current span's first unit
+    for k in range(1, len(info)):
+        if info.trimmed(first, k) > limit and not info.blank(first, k - 1):
+            spans.append((units[first][0], units[k - 1][1]))
+            first = k
+    if units:
+        spans.append((units[first][0], units[-1][1]))
     return spans
-
-
-def _fits(text: str, start: int, end: int, limit: int) -> bool:
-    """Whether text[start:end] stays within limit once trimmed."""
-    return len(text[start:end].strip()) <= limit
 
 
 # --------------------------------------------------------------- strategies
@@ -325,8 +356,9 @@ def _heading_chunker(doc: Document) -> list[Passage]:
         # A heading with no text of its own travels with the next section,
         # unless the control block lies between them (a passage is one span).
         crosses_control = control is not None and start <= control[0] < end
-        if not _has_text(doc, head_end, end) and k + 1 < len(bounds) and not crosses_control:
-            if doc.text[start:end].strip():
+        if not _has_text(doc, head_end, end, ranges) and k + 1 < len(bounds) and not crosses_control:
+            # Searched, not stripped: a carried run of empty headings is not re-read.
+            if _NON_SPACE.search(doc.text, start, end):
                 carry_from = start
             continue
         for a, b in ranges:
@@ -340,14 +372,11 @@ def _heading_chunker(doc: Document) -> list[Passage]:
     return passages
 
 
-def _label_at(offset: int, doc: Document, labelled: list[tuple[Heading, str]], fallback: str) -> str:
-    label = fallback
-    for h, text in labelled:
-        if doc.line_starts[h.line - 1] <= offset:
-            label = text
-        else:
-            break
-    return label
+def _label_finder(doc: Document, labelled: list[tuple[Heading, str]], fallback: str) -> Callable[[int], str]:
+    """The label of the last heading at or before a character offset (bisected)."""
+    starts = [doc.line_starts[h.line - 1] for h, _ in labelled]
+    texts = [fallback] + [text for _, text in labelled]
+    return lambda offset: texts[bisect.bisect_right(starts, offset)]
 
 
 def _page_label(doc: Document, first: int, last: int) -> str:
@@ -360,16 +389,17 @@ def _page_label(doc: Document, first: int, last: int) -> str:
 def _sentence_packer(doc: Document) -> list[Passage]:
     headings = find_headings(doc)
     title, labelled = _labels(doc, headings)
-    fallback = title or doc.title
+    label_at = _label_finder(doc, labelled, title or doc.title)
     passages: list[Passage] = []
     for a, b in indexable_ranges(doc):
         units = _units(doc.text, a, b, SENTENCE_LIMIT)
+        info = _Units(doc.text, units)
         i = 0
         while i < len(units):
             j = i
             start = units[i][0]
             # Take whole sentences while the trimmed passage stays within the limit.
-            while j + 1 < len(units) and _fits(doc.text, start, units[j + 1][1], SENTENCE_LIMIT):
+            while j + 1 < len(units) and info.trimmed(i, j + 1) <= SENTENCE_LIMIT:
                 j += 1
             end = units[j][1]
             p = _make(doc, len(passages), start, end, "", "sentence")
@@ -377,7 +407,7 @@ def _sentence_packer(doc: Document) -> list[Passage]:
                 if doc.kind == "pdf":
                     label = _page_label(doc, p.first_line, p.last_line)
                 else:
-                    label = _label_at(p.start, doc, labelled, fallback)
+                    label = label_at(p.start)
                 passages.append(replace(p, label=label))
             if j + 1 >= len(units):
                 break
@@ -385,7 +415,7 @@ def _sentence_packer(doc: Document) -> list[Passage]:
             # always advancing at least one sentence.
             nxt = j + 1
             while nxt - 1 > i and units[j][1] - units[nxt - 1][0] <= SENTENCE_CARRY:
-                if not _fits(doc.text, units[nxt - 1][0], units[j + 1][1], SENTENCE_LIMIT):
+                if info.trimmed(nxt - 1, j + 1) > SENTENCE_LIMIT:
                     break
                 nxt -= 1
             i = nxt

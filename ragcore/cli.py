@@ -69,6 +69,16 @@ def build_parser() -> argparse.ArgumentParser:
             sub.add_parser("eval", help="evaluate rankers on a gold set or BEIR folder")
         )
 
+    from .curated.command import add_parser as add_curated_parser
+
+    add_curated_parser(sub)
+
+    from .evaluation import geneval_command
+
+    geneval_command.add_arguments(
+        sub.add_parser("geneval", help="evaluate what the model writes on a topic file")
+    )
+
     p = sub.add_parser("bench", help="speed and memory benchmark (prints figures)")
     p.add_argument("--sizes", default="1000,10000,100000")
     p.add_argument("--json", action="store_true")
@@ -89,6 +99,15 @@ def main(argv: list[str] | None = None) -> int:
             from .evaluation import command as eval_command
 
             return eval_command.run(args)
+        if args.command == "curated":
+            from .curated.command import run as run_curated
+
+            return run_curated(args)
+
+        if args.command == "geneval":
+            from .evaluation import geneval_command
+
+            return geneval_command.run(args)
         if args.command == "bench":
             from .bench import run as run_bench
 

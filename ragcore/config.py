@@ -18,6 +18,8 @@ DEFAULTS: dict[str, str | None] = {
     "RAGCORE_MAX_UPLOAD_MB": "50",
     "RAGCORE_ISOLATION": "shared",
     "RAGCORE_LLM_MODEL": None,
+    "RAGCORE_LLM_BASE_URL": None,  # a model server LiteLLM calls, e.g. http://127.0.0.1:11434 (no key on localhost)
+    "RAGCORE_LLM_TIMEOUT_S": "30",  # seconds a model call may take
     "RAGCORE_SPEND_CAP_USD": "0.50",
     "RAGCORE_SESSION_QUOTA_MB": "200",  # isolation=session: storage per private collection
     "RAGCORE_SESSION_TTL_HOURS": "24",  # isolation=session: idle private collections expire

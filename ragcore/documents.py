@@ -95,7 +95,8 @@ def _too_large(size: int, limit: int) -> str:
 
 
 def decode_text(data: bytes, name: str) -> str:
-    """UTF-8 (with or without BOM), UTF-16 with BOM, then Windows-1252.
+    """UTF-8 (with or without BOM), UTF-16 (with a BOM, or without one when
+    its NUL pattern shows it), then Windows-1252.
 
     Raises BinaryContent for bytes that are not text at all (a binary file
     renamed ``.txt``), judged by NUL bytes and control characters.
@@ -108,12 +109,44 @@ def decode_text(data: bytes, name: str) -> str:
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     if b"\x00" in data[:8192]:
-        raise errors.BinaryContent(name, "this looks like a binary file, not text (it contains NUL bytes)")
+        encoding = utf16_without_bom(data)
+        if encoding is None:
+            raise errors.BinaryContent(
+                name, "this looks like a binary file, not text (it contains NUL bytes)"
+            )
+        try:
+            return _check_text(data.decode(encoding), name)
+        except (UnicodeDecodeError, errors.BinaryContent) as exc:
+            raise errors.BinaryContent(
+                name, "this looks like UTF-16 without a byte-order mark, but it does not decode as UTF-16"
+            ) from exc
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         text = _fallback_decode(data)
     return _check_text(text, name)
+
+
+# UTF-16 text of mostly Latin script has a NUL in every other byte (the high
+# byte of each code unit) and almost none in the other half; binary data has
+# NULs scattered over both. The shares are structural, not tuned on a corpus.
+_UTF16_NUL_SHARE = 0.5  # at least this share of one half's bytes are NUL
+_UTF16_OTHER_SHARE = 0.05  # and at most this share of the other half's
+
+
+def utf16_without_bom(data: bytes) -> str | None:
+    """ "utf-16-le" or "utf-16-be" when ``data`` (no BOM) has UTF-16's NUL pattern."""
+    sample = data[:8192]
+    sample = sample[: len(sample) - len(sample) % 2]
+    if len(sample) < 4:
+        return None
+    half = len(sample) // 2
+    even, odd = sample[0::2].count(0) / half, sample[1::2].count(0) / half
+    if odd >= _UTF16_NUL_SHARE and even <= _UTF16_OTHER_SHARE:
+        return "utf-16-le"
+    if even >= _UTF16_NUL_SHARE and odd <= _UTF16_OTHER_SHARE:
+        return "utf-16-be"
+    return None
 
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")

@@ -1,5 +1,6 @@
-"""Parsing under limits: PDFs in a worker process with a wall-clock timeout
-and an address-space cap; text files in-process with a cap on line length.
+"""Parsing under limits: uploads of every kind are parsed (and chunked) in a
+worker process with a wall-clock timeout and an address-space cap; text files
+also have a cap on line length.
 
 A hostile or merely huge file (a PDF of thousands of pages, a content stream
 that inflates to gigabytes, a Markdown file that is one 50 MB line) must
@@ -15,7 +16,11 @@ The child is a fresh interpreter (``subprocess``, not ``fork``): forking a
 multi-threaded Streamlit server is unsafe, and the child needs no state of
 the parent. It gets a minimal environment, so provider keys never reach it.
 
-Text files are decoded in-process (cheap and linear), but a line longer than
+Text files get the same worker as PDFs: decoding is linear, but chunking a
+hostile Markdown file was once quadratic (200,000 empty headings: 45 s), and
+the next such bug must meet the time limit, not hang the app. Local files
+read in bulk by ``ingest`` (:func:`load_path_guarded`) decode text in-process,
+where a worker per file would cost its start-up each time. A line longer than
 ``MAX_LINE_BYTES`` is refused: every later stage (chunking, the line viewer,
 the prompt) works line by line, and a single line of megabytes is a
 generated or hostile file, not a document a person reads.
@@ -30,13 +35,14 @@ import select
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from . import errors
 from .documents import kind_of, load_bytes
-from .records import Document
+from .records import Document, Passage
 
-DEFAULT_TIMEOUT_S = 60.0  # wall-clock seconds to parse one PDF
+DEFAULT_TIMEOUT_S = 60.0  # wall-clock seconds to parse (and chunk) one file
 DEFAULT_MEMORY_BYTES = 2 * 1024**3  # address-space cap of the worker
 STARTUP_TIMEOUT_S = 60.0  # the worker's own start-up (imports), not counted in the parse time
 MAX_LINE_BYTES = 1_000_000  # a text file's longest line
@@ -45,6 +51,14 @@ _ROOT = str(Path(__file__).resolve().parents[1])
 # Variables the worker may see: enough to run Python, nothing secret.
 _ENV_KEEP = re.compile(r"^(PATH|LANG|LC_\w+|TZ|TMPDIR|TEMP|TMP|SYSTEMROOT|PYTHONHASHSEED|VIRTUAL_ENV)$")
 _READY = b"ready\n"
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A file parsed (and, when asked, chunked) under the guard's limits."""
+
+    document: Document
+    passages: list[Passage] | None  # None when only parsing was asked
 
 
 def _mb(n: float) -> str:
@@ -59,28 +73,73 @@ def load_bytes_guarded(
     timeout_s: float | None = None,
     memory_bytes: int | None = None,
     max_line_bytes: int | None = None,
+    text_in_process: bool = False,
 ) -> Document:
     """:func:`ragcore.documents.load_bytes` under limits.
 
-    PDFs are parsed in a worker process (``timeout_s`` wall-clock seconds,
-    ``memory_bytes`` of address space); text files in-process, refused when
-    a line is longer than ``max_line_bytes``. ``None`` means the module
-    default. Raises ``ParseLimitExceeded`` when a limit is hit, or the
+    Every kind is parsed in a worker process (``timeout_s`` wall-clock
+    seconds, ``memory_bytes`` of address space); text files are first refused
+    when a line is longer than ``max_line_bytes``. ``text_in_process`` keeps
+    text files in this process (local files the operator chose, read in bulk:
+    a worker per file would cost its start-up each time). ``None`` means the
+    module default. Raises ``ParseLimitExceeded`` when a limit is hit, or the
     loader's own ``DocumentError``.
     """
+    return _guarded(
+        data, name, None, max_bytes, timeout_s, memory_bytes, max_line_bytes, text_in_process
+    ).document
+
+
+def parse_and_chunk_guarded(
+    data: bytes,
+    name: str,
+    chunking: str = "auto",
+    *,
+    max_bytes: int | None = None,
+    timeout_s: float | None = None,
+    memory_bytes: int | None = None,
+    max_line_bytes: int | None = None,
+) -> Parsed:
+    """Parse an upload of any kind and cut it into passages, both in the
+    worker under the limits of :func:`load_bytes_guarded`: a file that parses
+    fast but chunks slowly (or into too much memory) is stopped the same way."""
+    resolve_strategy_name(chunking)
+    return _guarded(data, name, chunking, max_bytes, timeout_s, memory_bytes, max_line_bytes, False)
+
+
+def _guarded(
+    data: bytes,
+    name: str,
+    chunking: str | None,
+    max_bytes: int | None,
+    timeout_s: float | None,
+    memory_bytes: int | None,
+    max_line_bytes: int | None,
+    text_in_process: bool,
+) -> Parsed:
     kind = kind_of(name)
     if max_bytes is not None and len(data) > max_bytes:
         # Refused before any work, and before the bytes are copied to a worker.
-        return load_bytes(data, name, max_bytes=max_bytes)
+        load_bytes(data, name, max_bytes=max_bytes)
     if kind != "pdf":
         check_line_lengths(data, name, MAX_LINE_BYTES if max_line_bytes is None else max_line_bytes)
-        return load_bytes(data, name, max_bytes=max_bytes)
+        if text_in_process and chunking is None:
+            return Parsed(load_bytes(data, name, max_bytes=max_bytes), None)
     return parse_in_worker(
         data,
         name,
         timeout_s=DEFAULT_TIMEOUT_S if timeout_s is None else timeout_s,
         memory_bytes=DEFAULT_MEMORY_BYTES if memory_bytes is None else memory_bytes,
+        chunking=chunking,
     )
+
+
+def resolve_strategy_name(chunking: str) -> None:
+    """Refuse an unknown chunking name before a worker is started."""
+    from .chunking import STRATEGIES
+
+    if chunking != "auto" and chunking not in STRATEGIES:
+        raise ValueError(f"unknown chunking {chunking!r}; choose one of auto, {', '.join(STRATEGIES)}")
 
 
 def load_path_guarded(
@@ -112,6 +171,7 @@ def load_path_guarded(
         timeout_s=timeout_s,
         memory_bytes=memory_bytes,
         max_line_bytes=max_line_bytes,
+        text_in_process=True,
     )
 
 
@@ -144,14 +204,17 @@ def _worker_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if _ENV_KEEP.match(k)}
 
 
-def parse_in_worker(data: bytes, name: str, *, timeout_s: float, memory_bytes: int) -> Document:
-    """Parse ``data`` with ``load_bytes`` in a fresh interpreter; see the module notes."""
+def parse_in_worker(
+    data: bytes, name: str, *, timeout_s: float, memory_bytes: int, chunking: str | None = None
+) -> Parsed:
+    """Parse ``data`` with ``load_bytes`` (and cut it with ``chunking`` when
+    given) in a fresh interpreter; see the module notes."""
     code = (
         f"import sys; sys.path.insert(0, {_ROOT!r}); from ragcore.guard import _worker_main; _worker_main()"
     )
     cpu_s = int(timeout_s) + 2  # a backstop should the parent vanish; the wall clock is the limit
     proc = subprocess.Popen(
-        [sys.executable, "-c", code, name, str(int(memory_bytes)), str(cpu_s)],
+        [sys.executable, "-c", code, name, str(int(memory_bytes)), str(cpu_s), chunking or ""],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -165,8 +228,8 @@ def parse_in_worker(data: bytes, name: str, *, timeout_s: float, memory_bytes: i
         except subprocess.TimeoutExpired:
             raise errors.ParseLimitExceeded(
                 name,
-                f"parsing took longer than {timeout_s:g} s and was stopped; the PDF is too large or too "
-                "complex (split it, or save it again as a simpler PDF)",
+                f"parsing took longer than {timeout_s:g} s and was stopped; the file is too large or too "
+                "complex (split it, or save it again in a simpler form)",
             ) from None
     finally:
         if proc.poll() is None:
@@ -196,23 +259,15 @@ def _await_ready(proc: subprocess.Popen, name: str) -> None:
         got += chunk
 
 
-def _result(out: bytes, err: bytes, code: int, name: str, memory_bytes: int) -> Document:
+def _result(out: bytes, err: bytes, code: int, name: str, memory_bytes: int) -> Parsed:
     try:
         msg = json.loads(out.decode("utf-8")) if out else None
     except (UnicodeDecodeError, json.JSONDecodeError):
         msg = None
     if isinstance(msg, dict) and "document" in msg:
-        d = msg["document"]
-        return Document(
-            name=d["name"],
-            title=d["title"],
-            kind=d["kind"],
-            text=d["text"],
-            content_hash=d["content_hash"],
-            size_bytes=d["size_bytes"],
-            line_pages=tuple(d["line_pages"]),
-            control_lines=tuple(d["control_lines"]) if d["control_lines"] else None,
-        )
+        doc = _document_from(msg["document"])
+        rows = msg.get("passages")
+        return Parsed(doc, None if rows is None else [_passage_from(doc, row) for row in rows])
     if isinstance(msg, dict) and "error" in msg:
         cls = getattr(errors, str(msg["error"]), None)
         if not (isinstance(cls, type) and issubclass(cls, errors.DocumentError)):
@@ -227,21 +282,71 @@ def _result(out: bytes, err: bytes, code: int, name: str, memory_bytes: int) -> 
     raise errors.ParseLimitExceeded(
         name,
         f"the parser stopped ({how}) before finishing, most likely at its {_mb(memory_bytes)} memory "
-        "or CPU limit; the PDF is too large or too complex to read",
+        "or CPU limit; the file is too large or too complex to read",
+    )
+
+
+def _document_to(doc: Document) -> dict[str, object]:
+    return {
+        "name": doc.name,
+        "title": doc.title,
+        "kind": doc.kind,
+        "text": doc.text,
+        "content_hash": doc.content_hash,
+        "size_bytes": doc.size_bytes,
+        "line_pages": list(doc.line_pages),
+        "control_lines": list(doc.control_lines) if doc.control_lines else None,
+    }
+
+
+def _document_from(d: dict) -> Document:
+    return Document(
+        name=d["name"],
+        title=d["title"],
+        kind=d["kind"],
+        text=d["text"],
+        content_hash=d["content_hash"],
+        size_bytes=d["size_bytes"],
+        line_pages=tuple(d["line_pages"]),
+        control_lines=tuple(d["control_lines"]) if d["control_lines"] else None,
+    )
+
+
+def _passage_to(p: Passage) -> list[object]:
+    # The text is not sent: it is the document's text between the offsets.
+    return [p.index, p.first_line, p.last_line, p.start, p.end, p.label, list(p.pages), p.chunking]
+
+
+def _passage_from(doc: Document, row: list) -> Passage:
+    index, first, last, start, end, label, pages, chunking = row
+    return Passage(
+        doc=doc.name,
+        index=index,
+        first_line=first,
+        last_line=last,
+        start=start,
+        end=end,
+        label=label,
+        text=doc.text[start:end],
+        pages=tuple(pages),
+        chunking=chunking,
     )
 
 
 def _memory_message(memory_bytes: int) -> str:
     return (
-        f"parsing needed more than the {_mb(memory_bytes)} memory limit and was stopped; the PDF is too "
-        "large or too complex (split it, or save it again as a simpler PDF)"
+        f"parsing needed more than the {_mb(memory_bytes)} memory limit and was stopped; the file is too "
+        "large or too complex (split it, or save it again in a simpler form)"
     )
 
 
 def _worker_main() -> None:
-    """The child: set limits, say ready, read the bytes, parse, answer in JSON."""
+    """The child: set limits, say ready, read the bytes, parse (and chunk), answer in JSON."""
     name, memory_bytes, cpu_s = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    chunking = sys.argv[4] if len(sys.argv) > 4 and sys.argv[4] else None
     import pypdf  # noqa: F401 - imported before the limits and the ready signal: start-up is not parse time
+
+    from .chunking import chunk_document
 
     out_of_memory = b'{"limit": "memory"}'  # made before the cap, so it can always be sent
     try:
@@ -258,18 +363,9 @@ def _worker_main() -> None:
     try:
         data = sys.stdin.buffer.read()
         doc = load_bytes(data, name)
-        reply = {
-            "document": {
-                "name": doc.name,
-                "title": doc.title,
-                "kind": doc.kind,
-                "text": doc.text,
-                "content_hash": doc.content_hash,
-                "size_bytes": doc.size_bytes,
-                "line_pages": list(doc.line_pages),
-                "control_lines": list(doc.control_lines) if doc.control_lines else None,
-            }
-        }
+        reply: dict[str, object] = {"document": _document_to(doc)}
+        if chunking is not None:
+            reply["passages"] = [_passage_to(p) for p in chunk_document(doc, chunking)]
     except errors.DocumentError as exc:
         reply = {"error": type(exc).__name__, "reason": exc.reason}
     except MemoryError:

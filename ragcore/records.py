@@ -13,6 +13,7 @@ import bisect
 import hashlib
 import re
 from dataclasses import dataclass, field
+from typing import Literal
 
 _NEWLINE = re.compile("\n")
 
@@ -199,10 +200,24 @@ class Citation:
         }
 
 
+# What an answer sentence is: a quoted source sentence, a quoted table row (with
+# its header), a disagreement the answer points out (money conflict, change over
+# time, contradiction), a plain "not covered" statement, a closest passage shown
+# as related (not as an answer), or a sentence a model wrote.
+SentenceKind = Literal[
+    "quote", "table-row", "conflict", "change", "contradiction", "not-covered", "related", "statement"
+]
+# Kinds that answer the question (an abstention has none of them).
+ANSWERING_KINDS: frozenset[str] = frozenset(
+    {"quote", "table-row", "conflict", "change", "contradiction", "statement"}
+)
+
+
 @dataclass(frozen=True)
 class AnswerSentence:
     text: str
     citations: tuple[int, ...]  # citation numbers n
+    kind: SentenceKind = "quote"
 
 
 @dataclass
@@ -221,6 +236,9 @@ class Answer:
     sentences: list[AnswerSentence] = field(default_factory=list)
     model: str | None = None
     checks: dict = field(default_factory=dict)
+    # False when nothing in the answer answers the question (an abstention);
+    # true when at least one part is answered.
+    covered: bool = True
 
     def to_json(self) -> dict:
         return {
@@ -229,7 +247,10 @@ class Answer:
             "text": self.text,
             "reason": self.reason,
             "model": self.model,
+            "covered": self.covered,
             "citations": [c.to_json() for c in self.citations],
-            "sentences": [{"text": s.text, "citations": list(s.citations)} for s in self.sentences],
+            "sentences": [
+                {"text": s.text, "citations": list(s.citations), "kind": s.kind} for s in self.sentences
+            ],
             "checks": self.checks,
         }

@@ -23,6 +23,7 @@ import numpy as np
 
 from . import errors
 from .chunking import chunk_document, resolve_strategy
+from .permissions import secure_home
 from .records import Document, Passage
 
 SCHEMA_VERSION = 1
@@ -104,8 +105,8 @@ class Library:
 
     def __init__(self, home: Path | str) -> None:
         self.home = Path(home)
-        self.home.mkdir(parents=True, exist_ok=True)
         self.path = self.home / "library.sqlite3"
+        secure_home(self.home, self.path)  # 0700 folder, 0600 files (ragcore.permissions)
         self._local = threading.local()
         conn = self.connect()
         conn.executescript(_SCHEMA)  # idempotent; executescript manages its own transaction

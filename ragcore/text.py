@@ -155,6 +155,7 @@ _SENTENCE_END = re.compile(r"[.!?][\"')\]]*(?=\s)|\n(?=\s*\n)|\n(?=\s*(?:[-*+]|\
 
 
 _SPACES = re.compile(r"[ \t\r\n]*")
+_WORD_WINDOW = 64  # characters looked back for the word before a full stop
 
 
 def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
@@ -170,8 +171,11 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
         stop = m.end()
         if text[m.start()] == ".":
             # "e.g." or "U.S." or "3." in "Section 3. " are not sentence ends.
+            # Looked for within a short window: an abbreviation or number is a
+            # short word, and an unbounded look-back makes a run of "x." lines quadratic.
+            floor = max(cursor, m.start() - _WORD_WINDOW)
             word_start = max(
-                cursor, text.rfind(" ", cursor, m.start()) + 1, text.rfind("\n", cursor, m.start()) + 1
+                floor, text.rfind(" ", floor, m.start()) + 1, text.rfind("\n", floor, m.start()) + 1
             )
             prev = text[word_start : m.start()].lower().lstrip("(\"'")
             if prev in _ABBREVIATIONS or (len(prev) == 1 and prev.isalpha()) or prev.isdigit():

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import os
+
 import pytest
 
 # ../shared from the repository root: real documents and benchmarks that CI has
@@ -11,11 +13,27 @@ import pytest
 SHARED_DIR = Path(__file__).resolve().parents[1] / ".." / "shared"
 
 
+def missing_shared(message: str) -> None:
+    """Skip when shared material is absent, except in CI (``CI=true``), where
+    ../shared is always laid beside the checkout: there its absence is a failure,
+    not a silent skip."""
+    if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
+        pytest.fail(f"{message} (CI=true: ../shared must be present)")
+    pytest.skip(message)
+
+
+def require_shared(path: Path) -> Path:
+    """``path`` when it exists; otherwise skip (or fail under CI) naming it."""
+    if not path.exists():
+        missing_shared(f"{path} not present")
+    return path
+
+
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
-    """The shared folder (``../shared``), or skip the test when it is absent."""
+    """The shared folder (``../shared``), or skip the test when it is absent (fail under CI)."""
     if not SHARED_DIR.is_dir():
-        pytest.skip(f"shared material not found at {SHARED_DIR.resolve()}: these tests need ../shared")
+        missing_shared(f"shared material not found at {SHARED_DIR.resolve()}: these tests need ../shared")
     return SHARED_DIR.resolve()
 
 

@@ -5,15 +5,17 @@ blocks and every kind of bad input (generated here, plus real files from
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import random
 import re
 
 import pytest
 
-from ragcore import errors
+from ragcore import errors, guard
 from ragcore.chunking import chunk_document
 from ragcore.documents import find_control_block, load_bytes, load_path, looks_garbled
+from tests.conftest import missing_shared, require_shared
 
 MARKDOWN = """# Pricing guide
 
@@ -100,6 +102,34 @@ def test_pdf_encrypted_without_a_user_password_opens_like_any_pdf(make_pdf):
     # Owner-only encryption restricts editing; anyone may read it, so we do.
     doc = load_bytes(make_pdf([["Readable text on page one."]], owner_password="owner"), "owner.pdf")
     assert doc.lines == ["Readable text on page one."]
+
+
+def _aes_pdf(make_pdf, algorithm: str, user_password: str) -> bytes:
+    """A text PDF re-saved by pypdf's writer with AES encryption."""
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(make_pdf([["Quarterly fees rose to 12 dollars."]]))))
+    writer.encrypt(user_password=user_password, owner_password="owner-secret", algorithm=algorithm)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("algorithm", ["AES-128", "AES-256"])
+def test_aes_pdf_with_an_empty_user_password_opens(make_pdf, algorithm):
+    # Any viewer opens it without asking; so do we (issue 17, item 4: needs cryptography).
+    data = _aes_pdf(make_pdf, algorithm, "")
+    assert load_bytes(data, "aes.pdf").lines == ["Quarterly fees rose to 12 dollars."]
+    assert guard.load_bytes_guarded(data, "aes.pdf").lines == ["Quarterly fees rose to 12 dollars."]
+
+
+@pytest.mark.parametrize("algorithm", ["AES-128", "AES-256"])
+def test_aes_pdf_with_a_password_is_called_password_protected(make_pdf, algorithm):
+    data = _aes_pdf(make_pdf, algorithm, "open-sesame")
+    with pytest.raises(errors.EncryptedPdf, match="password-protected"):
+        load_bytes(data, "locked.pdf")
+    with pytest.raises(errors.EncryptedPdf, match="password-protected"):
+        guard.load_bytes_guarded(data, "locked.pdf")
 
 
 # ---------------------------------------------------------------- encodings
@@ -368,8 +398,7 @@ def test_a_numbered_heading_after_a_revision_history_is_not_part_of_it():
 
 def test_real_2018_addendum_is_refused_as_garbled(shared_dir):
     path = shared_dir / "documents/basecamp-policies/pdf/Basecamp_Data_Processing_Addendum_v201805.pdf"
-    if not path.is_file():
-        pytest.skip(f"{path} not present")
+    require_shared(path)
     with pytest.raises(errors.GarbledText) as info:
         load_path(path)
     assert info.value.name == path.name
@@ -379,8 +408,7 @@ def test_real_2022_addendum_loads_with_pages(shared_dir):
     from pypdf import PdfReader
 
     path = shared_dir / "documents/basecamp-policies/pdf/Basecamp_Data_Processing_Addendum_v202212.pdf"
-    if not path.is_file():
-        pytest.skip(f"{path} not present")
+    require_shared(path)
     doc = load_path(path)
     assert doc.kind == "pdf"
     assert len(doc.line_pages) == doc.line_count
@@ -396,7 +424,7 @@ def test_real_markdown_front_matter_is_the_control_block(shared_dir):
     folder = shared_dir / "documents/basecamp-policies"
     files = sorted(p for p in folder.glob("*.md") if p.name != "LICENSE.md")
     if not files:
-        pytest.skip(f"no Markdown in {folder}")
+        missing_shared(f"no Markdown in {folder}")
     for path in files:
         raw = path.read_text(encoding="utf-8").replace("\r\n", "\n").split("\n")
         doc = load_path(path)
@@ -410,8 +438,7 @@ def test_real_markdown_front_matter_is_the_control_block(shared_dir):
 @pytest.mark.slow  # several seconds to a minute: pypdf over a 307-page filing
 def test_real_uber_10k_parses_fully_despite_xref_warnings(shared_dir):
     path = shared_dir / "documents/sec-10k/uber_2021_10k.pdf"
-    if not path.is_file():
-        pytest.skip(f"{path} not present")
+    require_shared(path)
     doc = load_path(path)
     assert len(doc.text) > 1_000_000
     assert max(doc.line_pages) == 307
@@ -445,3 +472,26 @@ def test_os_level_read_error_is_a_document_error(tmp_path, monkeypatch):
         assert "cannot read" in info.value.reason
     else:
         pytest.skip("file permissions do not stop this user")
+
+
+# ------------------------------------------------ UTF-16 without a BOM (issue 17, item 9)
+
+
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be"])
+def test_utf16_without_a_byte_order_mark_is_detected_by_its_nul_pattern(encoding):
+    data = SAMPLE.encode(encoding)
+    assert not data.startswith((b"\xff\xfe", b"\xfe\xff"))
+    assert load_bytes(data, "menu.txt").text == SAMPLE
+
+
+def test_nul_bytes_in_both_halves_are_still_binary():
+    data = bytes(random.Random(3).randrange(256) for _ in range(4000)) + b"\x00\x00" * 50
+    with pytest.raises(errors.BinaryContent, match="NUL"):
+        load_bytes(data, "blob.txt")
+
+
+def test_utf16_pattern_that_does_not_decode_says_so():
+    # NULs in every odd byte, but a lone high surrogate: not valid UTF-16.
+    data = "Price list\n".encode("utf-16-le") * 20 + b"\x00\xd8" + "end".encode("utf-16-le")
+    with pytest.raises(errors.BinaryContent, match="UTF-16 without a byte-order mark"):
+        load_bytes(data, "bad.txt")

@@ -20,6 +20,7 @@ from typing import Any
 
 from ragcore import config as ragconfig
 from ragcore.answer.ailog import redact
+from ragcore.answer.local import PLACEHOLDER_KEY, complete_structured
 from ragcore.answer.models import ModelConfig
 from ragcore.answer.prompt import prompt_chars
 from ragcore.errors import RagcoreError
@@ -246,7 +247,12 @@ def call_model(
     }
     if config.api_key:
         kwargs["api_key"] = config.api_key
-    if config.provider in _JSON_MODE:
+    served = config.api_base is not None or config.on_this_machine
+    if config.api_base:
+        kwargs["api_base"] = config.api_base
+    if config.on_this_machine and "api_key" not in kwargs:
+        kwargs["api_key"] = PLACEHOLDER_KEY
+    if config.provider in _JSON_MODE and not served:
         kwargs["response_format"] = {"type": "json_object"}
     if stream_callback is not None:
         kwargs["stream"] = True
@@ -254,7 +260,10 @@ def call_model(
     started = time.perf_counter()
     secrets = [config.api_key] if config.api_key else []
     try:
-        response = completion(**kwargs)
+        if served:  # JSON schema where the server takes it, else the prompt's instructions
+            response = complete_structured(completion, kwargs, config.api_base, config.model)
+        else:
+            response = completion(**kwargs)
         if stream_callback is not None:
             text, usage, finish, refusal = _read_stream(response, stream_callback)
         else:

@@ -23,7 +23,16 @@ from ragcore.lenses import Lens
 from ragcore.lenses.money import Mention, format_amount
 from ragcore.lenses.risk import WEAK_TERMS, Finding
 from ragcore.lenses.spans import collapse, passage_lines
-from ragcore.records import Answer, AnswerSentence, Citation, Document, Hit, Passage
+from ragcore.records import (
+    ANSWERING_KINDS,
+    Answer,
+    AnswerSentence,
+    Citation,
+    Document,
+    Hit,
+    Passage,
+    SentenceKind,
+)
 from ragcore.text import content_words, sentence_spans
 
 HEADER = "Extractive answer (no model)"
@@ -150,7 +159,7 @@ def _money_sentences(lens: Lens, cites: _Citations, budget: int) -> list[AnswerS
                 used_lines.add((m.doc, m.first_line, m.last_line))
         what = f"{conflict.subject}{_period_text(conflict.period)}"
         text = f"The sources disagree on {what}: " + " vs ".join(parts)
-        out.append(AnswerSentence(text, tuple(dict.fromkeys(numbers))))
+        out.append(AnswerSentence(text, tuple(dict.fromkeys(numbers)), "conflict"))
     for figure in lens.figures:
         if len(out) >= budget:
             break
@@ -161,13 +170,15 @@ def _money_sentences(lens: Lens, cites: _Citations, budget: int) -> list[AnswerS
         if where in used_lines:
             continue  # one sentence already quoted holds this figure
         used_lines.add(where)
+        kind: SentenceKind = "quote"
         if m.text.lstrip().startswith("|"):
             # a table row reads better as "subject: amount per period"
             amount = format_amount(figure.amount, figure.currency)
             text = f"{(m.subject or m.label).capitalize()}: {amount}{_period_text(m.period)}"
+            kind = "table-row"
         else:
             text = _quote(m.text)
-        out.append(AnswerSentence(text, (cites.mention(m),)))
+        out.append(AnswerSentence(text, (cites.mention(m),), kind))
     return out
 
 
@@ -185,7 +196,7 @@ def _risk_sentences(lens: Lens, cites: _Citations, budget: int) -> list[AnswerSe
             f'These contradict each other: {a.doc} says "{_quote(a.phrase, 120)}", '
             f'while {b.doc} says "{_quote(b.phrase, 120)}"'
         )
-        out.append(AnswerSentence(text, (cites.finding(a), cites.finding(b))))
+        out.append(AnswerSentence(text, (cites.finding(a), cites.finding(b)), "contradiction"))
         used.update((i, j))
     quoted: set[tuple[str, int, int]] = {
         (findings[k].doc, findings[k].first_line, findings[k].last_line) for k in used
@@ -305,19 +316,22 @@ def extractive_answer(
         raise ValueError(f"max_sentences must be at least 1, not {max_sentences}")
 
     def answer(sentences: list[AnswerSentence], cites: list[Citation]) -> Answer:
-        return Answer("extractive", HEADER, render(sentences), reason, cites, sentences)
+        covered = any(s.kind in ANSWERING_KINDS for s in sentences)
+        return Answer("extractive", HEADER, render(sentences), reason, cites, sentences, covered=covered)
 
     if not hits:
-        return answer([AnswerSentence(NOTHING_RETRIEVED, ())], [])
+        return answer([AnswerSentence(NOTHING_RETRIEVED, (), "not-covered")], [])
     if not is_covered(question, hits, dense_min_score) and not _lens_covers(lens):
-        return answer([AnswerSentence(NOT_COVERED, ())], [])
+        return answer([AnswerSentence(NOT_COVERED, (), "not-covered")], [])
 
     cites = _Citations(documents)
     sentences: list[AnswerSentence] = []
     if lens is not None and lens.kind == "money":
         sentences += _money_sentences(lens, cites, max_sentences)
         if not lens.figures:
-            sentences.append(AnswerSentence("No prices or amounts appear in the retrieved passages.", ()))
+            sentences.append(
+                AnswerSentence("No prices or amounts appear in the retrieved passages.", (), "not-covered")
+            )
     elif lens is not None and lens.kind == "risk":
         sentences += _risk_sentences(lens, cites, max_sentences)
         if not lens.findings:
@@ -325,6 +339,7 @@ def extractive_answer(
                 AnswerSentence(
                     "No absolute wording (always, never, guarantee, ...) appears in the retrieved passages.",
                     (),
+                    "not-covered",
                 )
             )
     budget = max_sentences - sum(1 for s in sentences if s.citations)
@@ -336,5 +351,5 @@ def extractive_answer(
         sentences += _passage_sentences(hits, wanted, cites, budget, set(cites.index), dense_min_score)
     if not cites.items:
         # the shared words were outside the passages read, or only in markup
-        return answer([AnswerSentence(NOT_COVERED, ())], [])
+        return answer([AnswerSentence(NOT_COVERED, (), "not-covered")], [])
     return answer(sentences, cites.items)

@@ -65,6 +65,14 @@ class ModelConfig:
     timeout_s: float = 30.0
     max_tokens: int = 800
     temperature: float = 0.0
+    api_base: str | None = None  # RAGCORE_LLM_BASE_URL: a server LiteLLM calls instead of the provider's
+
+    @property
+    def on_this_machine(self) -> bool:
+        """Served at a loopback address: nothing leaves the machine (``ragcore.answer.local``)."""
+        from ragcore.answer.local import on_this_machine
+
+        return on_this_machine(self.provider, self.api_base)
 
 
 def provider_of(model: str) -> str:
@@ -80,20 +88,50 @@ def provider_of(model: str) -> str:
     return "unknown"
 
 
+def _timeout(env: Mapping[str, str]) -> float:
+    raw = (env.get("RAGCORE_LLM_TIMEOUT_S") or "").strip()
+    try:
+        value = float(raw) if raw else 30.0
+    except ValueError:
+        value = 30.0
+    return value if value > 0 else 30.0
+
+
+def _choose_served(chosen: str, base: str, env: Mapping[str, str]) -> tuple[ModelConfig | None, str]:
+    """RAGCORE_LLM_MODEL at RAGCORE_LLM_BASE_URL: a server on this machine needs no key."""
+    from ragcore.answer.local import is_loopback_url
+
+    if not chosen:
+        return None, f"RAGCORE_LLM_BASE_URL={base} needs RAGCORE_LLM_MODEL (e.g. openai/<served model name>)"
+    provider = provider_of(chosen)
+    key_env = _KEY_OF.get(provider)
+    if is_loopback_url(base):
+        return ModelConfig(
+            chosen, provider, "RAGCORE_LLM_MODEL", None, None, _timeout(env), api_base=base
+        ), ""
+    if key_env and not env.get(key_env):
+        return None, f"RAGCORE_LLM_MODEL={chosen} at {base} needs {key_env}, which is not set"
+    key = env.get(key_env) if key_env else None
+    return ModelConfig(chosen, provider, "RAGCORE_LLM_MODEL", key_env, key, _timeout(env), api_base=base), ""
+
+
 def _choose(env: Mapping[str, str]) -> tuple[ModelConfig | None, str]:
     chosen = (env.get("RAGCORE_LLM_MODEL") or "").strip()
     if chosen.lower() in _DISABLED:
         return None, f"the model is turned off (RAGCORE_LLM_MODEL={chosen})"
+    base = (env.get("RAGCORE_LLM_BASE_URL") or "").strip()
+    if base:
+        return _choose_served(chosen, base, env)
     if chosen:
         provider = provider_of(chosen)
         key_env = _KEY_OF.get(provider)
         if key_env and not env.get(key_env):
             return None, f"RAGCORE_LLM_MODEL={chosen} needs {key_env}, which is not set"
         key = env.get(key_env) if key_env else None
-        return ModelConfig(chosen, provider, "RAGCORE_LLM_MODEL", key_env, key), ""
+        return ModelConfig(chosen, provider, "RAGCORE_LLM_MODEL", key_env, key, _timeout(env)), ""
     for key_env, provider, model in PROVIDERS:
         if env.get(key_env):
-            return ModelConfig(model, provider, key_env, key_env, env[key_env]), ""
+            return ModelConfig(model, provider, key_env, key_env, env[key_env], _timeout(env)), ""
     return None, "no model is configured (set a provider API key, or RAGCORE_LLM_MODEL)"
 
 
@@ -122,7 +160,17 @@ def disclosure(config: ModelConfig | None, spend: SpendTracker | None = None) ->
         if spend
         else ""
     )
+    if config.on_this_machine:
+        from ragcore.answer.local import LOCAL_LABEL
+
+        at = f" at {config.api_base}" if config.api_base else ""
+        return (
+            f"Answers are written by {config.model}, {LOCAL_LABEL}: the matched passages and your question "
+            f"go only to the model server{at}, on this machine.{cap}"
+        )
     where = "a model server on your network" if config.provider in LOCAL_PROVIDERS else config.provider
+    if config.api_base:
+        where = f"the server at {config.api_base}"
     return (
         f"Answers are written by {config.model} ({where}). When you ask, only the matched passages "
         f"(document name, lines, section and text) and your question are sent; nothing else leaves "

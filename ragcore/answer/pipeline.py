@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..lenses import Lens, LensChoice, choose_lens, run_lens
-from ..records import Answer, Hit
+from ..records import Answer, Hit, SentenceKind
 from .extractive import extractive_answer
 
 
@@ -71,4 +71,15 @@ def answer_question(
     )
     if answer.mode != "model":
         notes.append(f"model answer unavailable: {answer.reason}")
+    else:
+        mark_model_answer(answer)
     return AskResult(choice, found, answer, notes)
+
+
+def mark_model_answer(answer: Answer) -> None:
+    """A model answer's ``covered`` is the model's own ``covered`` flag; its
+    sentences are ``statement`` (cited) or, when it declines, ``not-covered``."""
+    covered = bool(answer.checks.get("covered", True))
+    kind: SentenceKind = "statement" if covered else "not-covered"
+    answer.sentences = [replace(s, kind=kind) for s in answer.sentences]
+    answer.covered = covered and any(s.citations for s in answer.sentences)

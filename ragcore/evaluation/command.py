@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..errors import RagcoreError
+from . import lens_eval
 from . import statistics as st
 from .goldset import all_qrels, load_beir, load_goldset, resolve_spans
 from .metrics import HIT_RATES, METRICS, PRIMARY_METRIC
@@ -49,6 +50,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         metavar="DIR",
         help="BEIR folder: corpus.jsonl, queries.jsonl, qrels/test.tsv",
+    )
+    source.add_argument(
+        "--lens-gold", type=Path, metavar="FILE", help="lens gold file (docs/lens-gold-format.md)"
+    )
+    parser.add_argument(
+        "--corpus", type=Path, metavar="DIR", help="with --lens-gold: read this copy of its folder"
     )
     parser.add_argument(
         "--rankers",
@@ -86,6 +93,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the run as JSON instead of tables")
     parser.add_argument("--out", type=Path, metavar="FILE", help="also write the run's JSON to FILE")
     parser.add_argument("--quiet", action="store_true", help="no progress messages on stderr")
+    parser.add_argument(
+        "--answers", action="store_true", help="also score the answers of the ask path (needs --gold)"
+    )
+    parser.add_argument("--model", metavar="NAME", help="with --answers: score this LiteLLM model's answer")
 
 
 def run(args: argparse.Namespace, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
@@ -95,6 +106,12 @@ def run(args: argparse.Namespace, stdout: TextIO | None = None, stderr: TextIO |
     started = time.monotonic()
     # Taken before anything is loaded, so they describe the code that runs.
     run_versions = versions()
+    if args.lens_gold is not None:
+        try:
+            return lens_eval.run_command(args.lens_gold, args.corpus, args.json, out)
+        except RagcoreError as exc:
+            print(f"eval: {exc}", file=err)
+            return 1
 
     def progress(message: str) -> None:
         if not args.quiet:
@@ -127,9 +144,23 @@ def run(args: argparse.Namespace, stdout: TextIO | None = None, stderr: TextIO |
             file=err,
         )
         return 1
+    if getattr(args, "answers", False) and (args.gold is None or args.compare_chunkings):
+        print("eval: --answers needs --gold (and no --compare-chunkings)", file=err)
+        return 1
     try:
         runner = _gold_run if args.gold is not None else _beir_run
-        result = runner(args, rankers, progress, run_versions)
+        result = {"kind": "retrieval", **runner(args, rankers, progress, run_versions)}
+        if getattr(args, "answers", False):
+            from .answer_run import run_answers
+
+            result["kind"] = "answers"
+            result["answers"] = run_answers(
+                load_goldset(args.gold),
+                model=args.model,
+                resamples=args.resamples,
+                seed=args.seed,
+                progress=progress,
+            )
     except RagcoreError as exc:
         print(f"eval: {exc}", file=err)
         return 1
@@ -144,6 +175,10 @@ def run(args: argparse.Namespace, stdout: TextIO | None = None, stderr: TextIO |
         out.write(format_chunking_comparison(result))
     else:
         out.write(format_run(result))
+        if "answers" in result:
+            from .answer_run import format_answers
+
+            out.write("\n" + format_answers(result["answers"]))
     return 0
 
 

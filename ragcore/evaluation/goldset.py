@@ -22,11 +22,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import GoldSetError
+from ..quotes import find_quote, quote_pattern  # noqa: F401  (re-exported: callers import them from here)
 from ..records import Document, Passage
+from .answer_key import AnswerKey, parse_answer_key
 
 UNITS = ("passage", "document")
 DEFAULT_TYPE = "untyped"
-_JUDGEMENT_KEYS = frozenset({"doc", "grade", "quote", "lines", "note"})
+_JUDGEMENT_KEYS = frozenset({"doc", "grade", "quote", "lines", "note", "part"})
 _MAX_LISTED_PROBLEMS = 25
 
 
@@ -47,11 +49,13 @@ class Judgement:
     grade: int
     quote: str | None = None
     lines: tuple[int, int] | None = None
+    part: int | None = None  # which part of a multi-part question it answers
 
 
 @dataclass(frozen=True)
 class GoldQuestion(Question):
     judgements: tuple[Judgement, ...] = ()
+    answer: AnswerKey | None = None
 
 
 @dataclass(frozen=True)
@@ -185,7 +189,8 @@ def _parse_question(q: object, number: int, where: str, grades: dict) -> GoldQue
     if not isinstance(judgements_raw, list):
         raise GoldSetError(f"{label}: 'judgements' must be a list (it may be empty)")
     judgements = tuple(_parse_judgement(j, i, label, grades) for i, j in enumerate(judgements_raw, 1))
-    return GoldQuestion(id=qid, text=text, type=qtype.strip(), judgements=judgements)
+    answer = parse_answer_key(q["answer"], label) if "answer" in q else None
+    return GoldQuestion(id=qid, text=text, type=qtype.strip(), judgements=judgements, answer=answer)
 
 
 def _parse_judgement(j: object, number: int, label: str, grades: dict) -> Judgement:
@@ -223,7 +228,10 @@ def _parse_judgement(j: object, number: int, label: str, grades: dict) -> Judgem
         if not 1 <= lines[0] <= lines[1]:
             raise GoldSetError(f"{where}: 'lines' {lines} must satisfy 1 <= first <= last")
         span = (int(lines[0]), int(lines[1]))
-    return Judgement(doc=_clean_doc(doc), grade=int(grade), quote=quote, lines=span)
+    part = j.get("part")
+    if part is not None and (not _is_int(part) or part < 1):
+        raise GoldSetError(f"{where}: 'part' must be a whole number of at least 1, not {part!r}")
+    return Judgement(doc=_clean_doc(doc), grade=int(grade), quote=quote, lines=span, part=part)
 
 
 def _is_int(value: object) -> bool:
@@ -242,26 +250,6 @@ def _clean_doc(doc: str) -> str:
 
 
 # ------------------------------------------------------------------ spans
-
-
-def quote_pattern(quote: str) -> re.Pattern[str]:
-    """A pattern for ``quote`` in which each run of white space matches any
-    run of white space; everything else, case included, must match exactly."""
-    return re.compile(r"\s+".join(re.escape(part) for part in quote.split()))
-
-
-def find_quote(quote: str, text: str) -> list[tuple[int, int]]:
-    """Every (start, end) where ``quote`` occurs in ``text``, overlapping
-    occurrences included (they make a quote just as ambiguous)."""
-    pattern = quote_pattern(quote)
-    found = []
-    pos = 0
-    while True:
-        m = pattern.search(text, pos)
-        if m is None:
-            return found
-        found.append((m.start(), m.end()))
-        pos = m.start() + 1
 
 
 def resolve_spans(gold: GoldSet, documents: Mapping[str, Document]) -> tuple[ResolvedQuestion, ...]:

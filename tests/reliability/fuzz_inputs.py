@@ -198,9 +198,13 @@ def check(data: bytes, name: str) -> str:
     (an unhandled exception, or a PropertyBroken for a wrong result).
     """
     try:
-        # The app's path: text under the guard's line limit, in-process; PDFs
-        # in-process too (a worker per input would be too slow for thousands).
-        doc = load_bytes(data, name) if kind_of(name) == "pdf" else load_bytes_guarded(data, name)
+        # The guard's checks, but in-process (a worker per input, as uploads
+        # get, would be too slow for thousands of inputs).
+        doc = (
+            load_bytes(data, name)
+            if kind_of(name) == "pdf"
+            else load_bytes_guarded(data, name, text_in_process=True)
+        )
     except errors.DocumentError as exc:
         _check_message(exc, name)
         return type(exc).__name__

@@ -19,6 +19,13 @@ COLLECTION = "shared"
 COMMON = b"# Common terms\n\nEvery session adds this same file; it must be stored once.\n"
 
 
+def _code_word(name: str) -> str:
+    """A letters-only code word per document name ("s3-12.md" -> "zqdxbcw"): one whole
+    token, never split at digits, so a sibling sharing a fragment cannot outrank it."""
+    letters = name[1:-3].translate(str.maketrans("0123456789-", "abcdefghijx"))
+    return f"zq{letters}w"
+
+
 def _document(token: str) -> bytes:
     return (
         f"# Note {token}\n\n## Terms\n\nThe code word of this note is {token}. "
@@ -46,8 +53,8 @@ def test_eight_sessions_add_remove_and_query_at_once(tmp_path) -> None:
                 if op == "add" or (op in ("remove", "query") and not live[s]):
                     op = "add"
                     n += 1
-                    token = f"zq{s}x{n}w"
                     name = f"s{s}-{n}.md"
+                    token = _code_word(name)
                     result = ws.library.add_document(COLLECTION, load_bytes_guarded(_document(token), name))
                     assert result.status == "added", result
                     live[s].add(name)
@@ -58,8 +65,7 @@ def test_eight_sessions_add_remove_and_query_at_once(tmp_path) -> None:
                     removed[s].add(name)
                 elif op == "query":
                     name = rng.choice(sorted(live[s]))
-                    token = "zq" + name[1:-3].replace("-", "x") + "w"
-                    hits, _ = ws.search(COLLECTION, token, "bm25", 3)
+                    hits, _ = ws.search(COLLECTION, _code_word(name), "bm25", 3)
                     assert hits and hits[0].passage.doc == name, (name, [h.passage.doc for h in hits])
                 else:
                     result = ws.library.add_document(COLLECTION, load_bytes_guarded(COMMON, f"common-{s}.md"))
@@ -86,10 +92,10 @@ def test_eight_sessions_add_remove_and_query_at_once(tmp_path) -> None:
     # Searches agree with it: a live document is found by its code word, a removed one is not.
     for s in range(SESSIONS):
         for name in sorted(live[s])[:5]:
-            hits, _ = ws.search(COLLECTION, "zq" + name[1:-3].replace("-", "x") + "w", "bm25", 3)
+            hits, _ = ws.search(COLLECTION, _code_word(name), "bm25", 3)
             assert hits[0].passage.doc == name
         for name in sorted(removed[s])[:5]:
-            hits, _ = ws.search(COLLECTION, "zq" + name[1:-3].replace("-", "x") + "w", "bm25", 3)
+            hits, _ = ws.search(COLLECTION, _code_word(name), "bm25", 3)
             assert name not in {h.passage.doc for h in hits}
     assert ws.library.integrity_check() == "ok"
     total = sum(counts.values())

@@ -101,3 +101,48 @@ def test_the_worker_gets_no_keys(monkeypatch) -> None:
     env = guard._worker_env()
     assert "PATH" in env
     assert not any("SECRET" in value for value in env.values())
+
+
+# ------------------------------------------------ every upload kind (issue 17, item 2)
+
+
+def _many_headings(n: int) -> bytes:
+    return "".join(f"# Heading {i}\n" for i in range(n)).encode()
+
+
+@pytest.mark.parametrize("name", ["slow.md", "slow.txt"])
+def test_text_files_meet_the_same_time_limit_as_pdfs(name) -> None:
+    # 200,000 headings take about 1.5 s to parse and chunk: far past 0.2 s.
+    with pytest.raises(errors.ParseLimitExceeded, match=r"longer than 0\.2 s"):
+        guard.load_bytes_guarded(_many_headings(200_000), name, timeout_s=0.2)
+    with pytest.raises(errors.ParseLimitExceeded, match=r"longer than 0\.2 s"):
+        guard.parse_and_chunk_guarded(_many_headings(200_000), name, timeout_s=0.2)
+
+
+def test_text_files_meet_the_same_memory_limit_as_pdfs() -> None:
+    with pytest.raises(errors.ParseLimitExceeded, match="memory"):
+        guard.parse_and_chunk_guarded(_many_headings(50_000), "big.md", memory_bytes=16 * 1024**2)
+
+
+@pytest.mark.parametrize("chunking", ["auto", "heading", "sentence", "whole"])
+def test_passages_cut_in_the_worker_equal_the_in_process_cut(chunking, small_pdf) -> None:
+    from ragcore.chunking import chunk_document
+
+    text = b"# Guide\n\nIntro line.\n\n## Fees\n\nThe fee is 10 dollars. It is due monthly.\n"
+    for data, name in ((text, "guide.md"), (text, "guide.txt"), (small_pdf, "r.pdf")):
+        parsed = guard.parse_and_chunk_guarded(data, name, chunking)
+        assert parsed.document == load_bytes(data, name)
+        assert parsed.passages == chunk_document(parsed.document, chunking)
+
+
+def test_an_unknown_chunking_is_refused_before_a_worker_starts() -> None:
+    with pytest.raises(ValueError, match="unknown chunking"):
+        guard.parse_and_chunk_guarded(b"# x\n", "x.md", "paragraphs")
+
+
+def test_a_slow_markdown_upload_is_rejected_and_the_library_unchanged(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(guard, "DEFAULT_TIMEOUT_S", 0.2)
+    ws = Workspace(tmp_path / "home", demo_dir=tmp_path / "no-demo")
+    outcome = ws.upload("uploads", "headings.md", _many_headings(200_000))
+    assert outcome.status == "rejected" and "longer than 0.2 s" in outcome.message
+    assert ws.documents("uploads") == []

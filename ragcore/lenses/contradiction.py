@@ -1,0 +1,153 @@
+"""The contradiction rule, one for the risk lens and the answer.
+
+Two statements contradict each other when
+
+1. both are *assertions*: not a question ("asked whether it never goes
+   down"), not an instruction about what to say ("do not say that we never
+   go down", "avoid words such as guaranteed"), and not a word merely
+   mentioned in quotation marks;
+2. they are about the *same subject*: their claims share topic words (the
+   content words of the clause that makes the claim, without the absolute
+   term itself, negators and generic words); and
+3. one *affirms* what the other *denies*.
+
+So two negated statements never contradict (both deny), a statement and its
+restatement never do (both affirm), and a sentence does not contradict
+itself. Negation is found as NegEx does (Chapman et al. 2001): a negating
+word a few words before the claim's term, within the same clause, or the
+term being a negative absolute itself ("never", "none").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ragcore.text import content_words, tokenize
+
+_NEGATORS = frozenset(
+    "no not never without nor neither cannot can't don't doesn't didn't isn't aren't wasn't won't "
+    "shouldn't wouldn't couldn't disclaim disclaims disclaimed none".split()
+)
+# Negative absolutes: the word itself denies.
+_NEGATIVE_TERMS = frozenset({"never", "none", "nothing", "nobody", "nowhere"})
+_NEGATION_WINDOW = 5  # words looked back from the term, within its clause
+_CLAUSE_END = re.compile(r"[;:!?()\n]|,\s+(?:and|but|while|whereas)\b|\.(?!\d)|\s[-–—]\s|\bbut\b", re.I)
+_WORD = re.compile(r"[\w'’]+")
+_QUESTION = re.compile(r"\?\s*$|\b(?:asked|ask|asks|wonder(?:s|ed)?)\s+(?:whether|if)\b", re.I)
+# An instruction about wording, not a claim: "Do not say ...", "Avoid ...".
+_INSTRUCTION = re.compile(
+    r"^\W*(?:please\s+)?(?:do\s+not|don['’]t|avoid|never)\s+(?:say|claim|promise|imply|suggest|tell|write|"
+    r"state|use|call|describe|quote)\b|^\W*avoid\b",
+    re.I,
+)
+_QUOTED = re.compile(r"[\"“]([^\"”]{0,60})[\"”]")
+# Words that say nothing about what a claim is about.
+_GENERIC = frozenset(
+    tokenize(
+        "we you they our your their us it its this that these those will would shall can could may might "
+        "must make makes made provide provides offer offers any every all each some also only just "
+        "customer customers company do does did doing done say says said what which who when where how "
+        "about after before from into onto over under with within than then there here is are was were be "
+        "been being has have had"
+    )
+)
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A sentence read as a claim: what it is about and whether it denies it."""
+
+    text: str
+    subject: frozenset[str]  # stemmed topic words of the claim
+    denies: bool
+    asserted: bool  # False for questions, instructions and quoted mentions
+
+
+def _term_span(text: str, term: str | None) -> tuple[int, int] | None:
+    if term is None:
+        return None
+    m = re.search(rf"(?<![\w-])(?:{term})(?![\w-])", text, re.I)
+    return None if m is None else (m.start(), m.end())
+
+
+def _clause(text: str, start: int, end: int) -> tuple[int, int]:
+    lo = 0
+    for m in _CLAUSE_END.finditer(text, 0, start):
+        lo = m.end()
+    m = _CLAUSE_END.search(text, end)
+    return lo, (m.start() if m else len(text))
+
+
+def _denies(text: str, clause: tuple[int, int], start: int, end: int) -> bool:
+    words = [w.group().lower().replace("’", "'") for w in _WORD.finditer(text, clause[0], start)]
+    term_words = {w.lower() for w in _WORD.findall(text[start:end])}
+    if term_words & _NEGATIVE_TERMS:
+        return True
+    if any(w in _NEGATORS for w in words[-_NEGATION_WINDOW:]):
+        return True
+    # "it is not a guarantee": the negator follows a copula right before the term
+    after = [w.group().lower() for w in _WORD.finditer(text, end, clause[1])][:2]
+    return bool(after) and after[0] in {"not", "no"} and start == clause[0]
+
+
+def _mentioned_only(text: str, start: int, end: int) -> bool:
+    return any(m.start() <= start and end <= m.end() for m in _QUOTED.finditer(text))
+
+
+def statement(text: str, term: str | None = None) -> Statement:
+    """Read ``text`` (one sentence) as a claim. With ``term`` (a regular
+    expression for the absolute, e.g. ``guarantee[sd]?``) the claim is the
+    clause holding it; without, the sentence's first clause that has a
+    negator, else the whole sentence."""
+    span = _term_span(text, term)
+    if span is None:
+        found = next(
+            (m for m in _WORD.finditer(text) if m.group().lower().replace("’", "'") in _NEGATORS), None
+        )
+        span = (found.start(), found.end()) if found else (0, 0)
+        clause = _clause(text, *span) if found else (0, len(text))
+        denies = found is not None
+    else:
+        clause = _clause(text, *span)
+        denies = _denies(text, clause, *span)
+    asserted = not (_QUESTION.search(text) or _INSTRUCTION.search(text) or _mentioned_only(text, *span))
+    drop = _GENERIC | set(tokenize(" ".join(_NEGATORS)))
+    if term is not None:
+        drop |= set(tokenize(text[span[0] : span[1]]))
+    topic = content_words(text[clause[0] : clause[1]]) - drop
+    if not topic:
+        # "it is not a guarantee": the clause names its subject by a pronoun
+        topic = content_words(text) - drop
+    return Statement(text=text, subject=frozenset(topic), denies=denies, asserted=asserted)
+
+
+def same_subject(a: Statement, b: Statement, anchored: bool) -> bool:
+    """Claims about one thing: with a shared absolute term (``anchored``) one
+    shared topic word is enough; otherwise two shared topic words, or half
+    of the smaller claim's."""
+    shared = len(a.subject & b.subject)
+    if anchored:
+        return shared >= 1
+    smaller = min(len(a.subject), len(b.subject))
+    return shared >= 2 or (smaller > 0 and shared * 2 >= smaller)
+
+
+def _key(text: str) -> str:
+    return " ".join(tokenize(text))
+
+
+def contradicts(a: Statement | str, b: Statement | str, term: str | None = None) -> bool:
+    """Whether ``a`` and ``b`` contradict each other by the rule above.
+
+    Strings are read with ``statement(text, term)``; pass Statements read
+    with the same ``term`` to compare prepared claims."""
+    sa = a if isinstance(a, Statement) else statement(a, term)
+    sb = b if isinstance(b, Statement) else statement(b, term)
+    if not (sa.asserted and sb.asserted):
+        return False
+    if sa.denies == sb.denies:
+        return False  # two denials agree; so do a claim and its restatement
+    if _key(sa.text) == _key(sb.text):
+        return False
+    return same_subject(sa, sb, anchored=term is not None)
