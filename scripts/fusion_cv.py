@@ -175,22 +175,16 @@ def candidate_families() -> dict[str, dict[str, Fuser]]:
         "convex min-max": {f"dense {a}": _convex(a, False) for a in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)},
         "convex tmm": {f"dense {a}": _convex(a, True) for a in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)},
         "agreement rrf": {f"k={k} power={p}": _agreement(k, p) for k in (20, 60) for p in (1.0, 2.0)},
-        "gated rrf": {},
-        "dense-coverage rrf": {},
+        "query-signal rrf": {},
     }
-    for feature, thresholds in (("coverage", (0.4, 0.6, 0.8)), ("agreement", (0.2, 0.4, 0.6))):
+    for feature in ("dense_coverage", "support"):
         for k in (20, 60):
-            for t in thresholds:
+            for t in (0.05, 0.1, 0.2, 0.3, 0.5):
                 for low in (0.0, 0.2, 0.4):
-                    name = f"{feature}>={t} else x{low} k={k} pin"
-                    families["gated rrf"][name] = _gated(k, feature, t, low, True)
-    for k in (20, 60):
-        for t in (0.02, 0.05, 0.1, 0.15, 0.2, 0.3):
-            for low in (0.0, 0.1, 0.2, 0.4):
-                for soft in (False, True):
-                    for pin in (True, False):
-                        name = f"{'ramp to' if soft else '>='} {t} else x{low} k={k}{' pin' if pin else ''}"
-                        families["dense-coverage rrf"][name] = _gated(k, "dense_coverage", t, low, pin, soft)
+                    for soft in (False, True):
+                        for pin in (True, False):
+                            name = f"{feature} {'ramp to' if soft else '>='} {t} else x{low} k={k}{' pin' if pin else ''}"
+                            families["query-signal rrf"][name] = _gated(k, feature, t, low, pin, soft)
     return families
 
 
@@ -396,7 +390,7 @@ def print_table(result: dict) -> None:
         "convex min-max": "cvx-mm",
         "convex tmm": "cvx-tmm",
         "agreement rrf": "agree",
-        "gated rrf": "gated",
+        "query-signal rrf": "qsig",
     }
     print("\n== held-out nDCG@10 per collection (each figure chosen on the other collections)")
     head = f"{'collection':22} {'n':>4} {'bm25':>6} {'dense':>6} " + " ".join(

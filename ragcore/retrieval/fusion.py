@@ -31,7 +31,7 @@ from typing import Literal
 from .bm25 import BM25Index
 
 Ranking = Sequence[tuple[int, float]]
-GateFeature = Literal["coverage", "agreement", "dense_coverage"]
+GateFeature = Literal["coverage", "agreement", "dense_coverage", "support"]
 # Theoretical lower bounds of the raw scores (Bruch et al. 2023's "TMM"
 # normalisation): BM25 is never below 0, a cosine never below -1.
 SCORE_FLOORS: dict[str, float] = {"bm25": 0.0, "dense": -1.0}
@@ -123,6 +123,16 @@ class QuerySignals:
     # question asked in other words than its evidence), where BM25 can only
     # be matching incidental words.
     dense_coverage: float = 1.0
+
+    @property
+    def support(self) -> float:
+        """Dense's top passage's coverage relative to BM25's (at most 1): the
+        share of BM25's lexical match that the passage dense trusts most
+        also has. Relative, so a long query, which no passage covers
+        fully, is not mistaken for a question in other words."""
+        if self.coverage <= 0:
+            return 0.0
+        return min(1.0, self.dense_coverage / self.coverage)
 
 
 def query_signals(index: BM25Index, question: str, lexical: Ranking, dense: Ranking) -> QuerySignals:
