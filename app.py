@@ -2,7 +2,7 @@
 
 Entry point for ``streamlit run app.py`` (and Streamlit Community Cloud). The
 frame only sets up: settings from secrets, the sidebar, the four pages. All
-work happens in ``ragcore`` (``ragcore/service.py``).
+work happens in ``ragcore`` (``ragcore/services/``).
 """
 
 from __future__ import annotations
@@ -49,8 +49,8 @@ def model_status() -> str:
 def sidebar() -> None:
     ws = ui.workspace()
     owner = ui.session_id()
-    ws.open_session(owner)  # keeps this session's private collection alive, expires ended ones
-    choices = ws.collection_choices(owner)
+    ws.collections.open_session(owner)  # keeps this session's private collection alive, expires ended ones
+    choices = ws.collections.collection_choices(owner)
     with st.sidebar:
         label = st.radio("Collection", list(choices), key="collection-label")
         st.session_state["collection"] = choices[label]
@@ -64,6 +64,12 @@ def sidebar() -> None:
         status = model_status()
         st.markdown(f"**Answers** · {ui.md(status)}")
         st.caption(ui.PRIVACY)
+        if ws.warm_error:
+            st.warning(
+                ui.md(
+                    f"Loading the model in the background failed ({ws.warm_error}); the first question loads it."
+                )
+            )
 
 
 navigation = st.navigation(PAGES)

@@ -1,4 +1,4 @@
-"""Altair charts of an evaluation run (the JSON of ``ragcore.evaluation``).
+"""Altair charts of an evaluation run (``ragcore.evaluation.run``).
 
 Every chart shows a mean with its 95% interval (rule) or the per-question
 points behind it, so a difference is read together with its uncertainty.
@@ -6,13 +6,13 @@ points behind it, so a difference is read together with its uncertainty.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Sequence
 
 import altair as alt
 import pandas as pd
 
-from ragcore.service import by_type_rows, summary_rows
+from ragcore.evaluation.run import ChunkingRun, Comparison, Run
+from ragcore.services.run_tables import by_type_rows, per_question_rows, summary_rows
 
 PALETTE = ["#2f6690", "#d1495b", "#3a7d44", "#edae49", "#7b5ea7", "#00798c"]
 
@@ -46,32 +46,30 @@ def _interval_layers(
     return alt.layer(rules, points)
 
 
-def metric_means(run: Mapping[str, Any], metrics: list[str] | None = None) -> alt.LayerChart:
+def metric_means(run: Run, metrics: list[str] | None = None) -> alt.LayerChart:
     """Mean and 95% interval of each metric, per ranker."""
     frame = pd.DataFrame(summary_rows(run))
     if metrics:
         frame = frame[frame["metric"].isin(metrics)]
-    rankers = list(run.get("rankers", {}))
+    rankers = list(run.rankers)
     return _interval_layers(frame, "metric", "Metric", rankers, "Mean (95% interval)").properties(height=320)
 
 
-def per_question(run: Mapping[str, Any], metric: str = "ndcg@10") -> alt.LayerChart:
+def per_question(run: Run, metric: str = "ndcg@10") -> alt.LayerChart:
     """Every question's score per ranker (points), with the ranker's mean and interval."""
-    rankers = list(run.get("rankers", {}))
+    rankers = list(run.rankers)
     points = pd.DataFrame(
         [
-            {"question": qid, "type": block.get("type", ""), "ranker": ranker, "value": values.get(metric)}
-            for qid, block in run.get("per_question", {}).items()
-            for ranker, values in block.get("metrics", {}).items()
+            {
+                "question": row["question"],
+                "type": row["type"],
+                "ranker": row["ranker"],
+                "value": row.get(metric),
+            }
+            for row in per_question_rows(run)
         ]
     )
-    summary = pd.DataFrame(
-        [
-            {"ranker": r, **run["rankers"][r]["metrics"][metric]}
-            for r in rankers
-            if metric in run["rankers"][r].get("metrics", {})
-        ]
-    )
+    summary = pd.DataFrame([row for row in summary_rows(run) if row["metric"] == metric])
     x = alt.X("ranker:N", title="Ranker", sort=rankers, axis=alt.Axis(labelAngle=0))
     dots = (
         alt.Chart(points)
@@ -104,9 +102,9 @@ def per_question(run: Mapping[str, Any], metric: str = "ndcg@10") -> alt.LayerCh
     return alt.layer(dots, rule, mean).properties(height=320)
 
 
-def comparisons(rows: list[Mapping[str, Any]]) -> alt.LayerChart:
+def comparisons(rows: Sequence[Comparison]) -> alt.LayerChart:
     """Paired differences (a - b) with their 95% intervals; zero marked."""
-    frame = pd.DataFrame(rows)
+    frame = pd.DataFrame([c.to_json() for c in rows])
     frame["pair"] = frame["a"] + " − " + frame["b"]
     if "ranker" in frame:  # chunking comparisons: one row per ranker and pair of chunkings
         frame["pair"] = frame["ranker"] + ": " + frame["pair"]
@@ -131,20 +129,20 @@ def comparisons(rows: list[Mapping[str, Any]]) -> alt.LayerChart:
     return alt.layer(zero, rules, points).properties(height=max(80, 34 * len(frame)))
 
 
-def by_type(run: Mapping[str, Any], metric: str = "ndcg@10") -> alt.LayerChart:
+def by_type(run: Run, metric: str = "ndcg@10") -> alt.LayerChart:
     """A metric's mean and interval per question type and ranker."""
     frame = pd.DataFrame(by_type_rows(run, metric))
-    rankers = list(run.get("rankers", {}))
+    rankers = list(run.rankers)
     return _interval_layers(frame, "type", "Question type", rankers, f"{metric} (95% interval)").properties(
         height=300
     )
 
 
-def chunkings(result: Mapping[str, Any]) -> alt.LayerChart:
+def chunkings(result: ChunkingRun) -> alt.LayerChart:
     """nDCG@10 per chunking and ranker, with intervals."""
     rows = [
-        {"chunking": chunking, "ranker": ranker, **value}
-        for chunking, block in result.get("summary", {}).items()
+        {"chunking": chunking, "ranker": ranker, **value.to_json()}
+        for chunking, block in result.summary.items()
         for ranker, value in block.items()
     ]
     frame = pd.DataFrame(rows)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import html
 import re
-import threading
 import uuid
 from pathlib import Path
 
@@ -18,7 +17,7 @@ import streamlit as st
 
 from ragcore import config
 from ragcore.records import Passage
-from ragcore.service import DEMO_COLLECTION, DocumentView, Workspace
+from ragcore.services import DEMO_COLLECTION, DocumentView, Workspace
 
 MODES = {
     "hybrid": "Hybrid (BM25 + dense, fused)",
@@ -61,25 +60,11 @@ def _workspace(home: str) -> Workspace:
     return Workspace(Path(home))
 
 
-_WARM_LOCK = threading.Lock()
-
-
 def warm_up() -> None:
     """Load the model and the demo's dense index in a background thread, once
     per process; called after the first page has painted, so the first
-    question finds them ready."""
-    ws = workspace()
-    with _WARM_LOCK:
-        if ws.warm_thread is None:
-            ws.warm_thread = threading.Thread(target=_warm, args=(ws,), name="ragcore-warm-up", daemon=True)
-            ws.warm_thread.start()
-
-
-def _warm(ws: Workspace) -> None:
-    try:
-        ws.warm_up()
-    except Exception:
-        pass
+    question finds them ready (a failure is logged and shown in the sidebar)."""
+    workspace().start_warm_up()
 
 
 def workspace() -> Workspace:
@@ -183,7 +168,7 @@ def show_source(ws: Workspace, coll: str, doc: str, first: int, last: int, key: 
     """The source document around lines first..last, those lines marked;
     for a PDF also the cited page with the lines highlighted."""
     context = st.session_state.get(f"{key}-context", 8)
-    view = ws.document_view(coll, doc, first, last, context=context)
+    view = ws.docs.document_view(coll, doc, first, last, context=context)
     st.markdown(f"**{md(view.title)}**")
     st.caption(f"{md(view.citation)} · {view.total_lines} lines in all")
     st.html(CSS + lines_html(view))
@@ -196,7 +181,7 @@ def _pdf_page(ws: Workspace, coll: str, view: DocumentView, key: str) -> None:
     page = view.pages[0] if view.pages else None
     if page is None:
         return
-    data = ws.marked_pdf_page(coll, view.name, view.first_line, view.last_line)
+    data = ws.docs.marked_pdf_page(coll, view.name, view.first_line, view.last_line)
     if data is None:
         st.caption("The original PDF is not stored, so only its text is shown.")
         return

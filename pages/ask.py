@@ -14,7 +14,7 @@ from ragcore import errors
 from ragcore.answer.llm import disclosure, find_model
 from ragcore.lenses.money import format_amount
 from ragcore.records import STAGES
-from ragcore.service import DEMO_COLLECTION, DEMO_QUESTIONS, AskOutcome
+from ragcore.services import DEMO_COLLECTION, DEMO_QUESTIONS, AskOutcome
 
 STAGE_NAMES = {"bm25": "BM25", "dense": "Dense", "fused": "Fused", "rerank": "Reranked"}
 DECISION_TEXT = {"accepted": "Accepted", "edited": "Accepted with edits", "rejected": "Rejected"}
@@ -29,14 +29,14 @@ st.title("Ask")
 st.caption("Answers come from the documents of the chosen collection; every claim cites the exact lines.")
 
 with st.spinner("Loading the demo documents…"):
-    ws.ensure_demo()
+    ws.collections.ensure_demo()
 
-if not ws.documents(coll):
+if not ws.docs.documents(coll):
     st.info("This collection has no documents yet. Add PDF, TXT or Markdown files on the Library page.")
     st.page_link("pages/library.py", label="Go to the Library", icon=":material/folder_open:")
     st.stop()
 
-whole = ws.whole_document_names(coll)
+whole = ws.docs.whole_document_names(coll)
 if whole:
     st.warning(
         f"Whole-document mode: {len(whole)} document(s) are one passage each "
@@ -49,7 +49,7 @@ if whole:
 def spend():
     """This session's spending cap (resumed from the AI log)."""
     if "spend" not in st.session_state:
-        st.session_state["spend"] = ws.spend_tracker(session)
+        st.session_state["spend"] = ws.review.spend_tracker(session)
     return st.session_state["spend"]
 
 
@@ -86,17 +86,17 @@ def review_controls(call_id: int | None, ref: str, text: str, key: str) -> None:
     """Accept / edit / reject one logged item; the latest decision is shown."""
     if call_id is None:
         return
-    decision = ws.decisions(session, call_id).get(ref)
+    decision = ws.review.decisions(session, call_id).get(ref)
     editing = st.session_state.get(f"{key}-editing", False)
     with st.container(horizontal=True, gap="small", vertical_alignment="center"):
         if st.button("Accept", key=f"{key}-accept", icon=":material/check:"):
-            ws.review(session, call_id, ref, "accepted")
+            ws.review.review(session, call_id, ref, "accepted")
             st.rerun()
         if st.button("Edit", key=f"{key}-edit", icon=":material/edit:"):
             st.session_state[f"{key}-editing"] = True
             st.rerun()
         if st.button("Reject", key=f"{key}-reject", icon=":material/close:"):
-            ws.review(session, call_id, ref, "rejected")
+            ws.review.review(session, call_id, ref, "rejected")
             st.rerun()
         if decision:
             st.badge(DECISION_TEXT[decision], color="green" if decision != "rejected" else "red")
@@ -104,7 +104,7 @@ def review_controls(call_id: int | None, ref: str, text: str, key: str) -> None:
         with st.form(f"{key}-edit-form", border=False):
             edited = st.text_area("Edited text", value=text, key=f"{key}-edited")
             if st.form_submit_button("Save edit", type="primary"):
-                ws.review(session, call_id, ref, "edited", edited)
+                ws.review.review(session, call_id, ref, "edited", edited)
                 st.session_state[f"{key}-editing"] = False
                 st.rerun()
 
@@ -172,7 +172,7 @@ def ask_form() -> None:
 
         with st.spinner("Searching…" if model is None else f"Searching, then asking {model.model}…"):
             try:
-                st.session_state["outcome"] = ws.ask(
+                st.session_state["outcome"] = ws.asking.ask(
                     coll,
                     question,
                     mode=ui.mode(),
@@ -188,15 +188,15 @@ def ask_form() -> None:
         stream_box.empty()
         st.session_state.pop("relens", None)
     elif st.session_state.pop("relens", False) and st.session_state.get("outcome") is not None:
-        st.session_state["outcome"] = ws.relens(st.session_state["outcome"], lens)
+        st.session_state["outcome"] = ws.asking.relens(st.session_state["outcome"], lens)
 
 
 def prepare_dense() -> None:
     """Embed what the library does not have yet, with a progress bar."""
-    missing = ws.missing_vectors(coll) if ui.mode() != "bm25" else 0
+    missing = ws.indexes.missing_vectors(coll) if ui.mode() != "bm25" else 0
     if missing:
         bar = st.progress(0.0, text=f"Embedding {missing} passages once (cached in the library)…")
-        ws.ensure_dense(
+        ws.indexes.ensure_dense(
             coll, lambda done, total: bar.progress(done / max(total, 1), text=f"Embedded {done} of {total}")
         )
         bar.empty()
@@ -364,7 +364,7 @@ def show_passages(outcome: AskOutcome) -> None:
         row["Section"] = h.passage.label
         rows.append(row)
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-    dense = ws.dense_ready(coll)
+    dense = ws.indexes.dense_ready(coll)
     for h in outcome.hits:
         p = h.passage
         with st.expander(ui.md(f"#{h.rank} · {p.citation} · {p.label}")):
@@ -378,7 +378,7 @@ def show_passages(outcome: AskOutcome) -> None:
                 icon=":material/open_in_new:",
             )
             if dense:
-                related = ws.related(coll, p, k=3)
+                related = ws.asking.related(coll, p, k=3)
                 if related:
                     st.markdown("**Related across documents**")
                     for j, (other, score) in enumerate(related):
@@ -407,7 +407,7 @@ def study_form() -> None:
             try:
                 st.session_state["study"] = (
                     topic,
-                    ws.study(coll, topic, session=session, spend=spend(), mode=ui.mode()),
+                    ws.review.study(coll, topic, session=session, spend=spend(), mode=ui.mode()),
                 )
             except errors.RagcoreError as exc:
                 st.session_state.pop("study", None)
@@ -455,7 +455,7 @@ def show_study() -> None:
 
 
 def show_log() -> None:
-    calls = ws.ai_calls(session)
+    calls = ws.review.ai_calls(session)
     if not calls:
         return
     st.divider()
@@ -489,7 +489,7 @@ def show_log() -> None:
     with st.container(horizontal=True, gap="small"):
         st.download_button(
             "Accepted items (Markdown)",
-            ws.export_accepted(session, "markdown").encode("utf-8"),
+            ws.review.export_accepted(session, "markdown").encode("utf-8"),
             file_name="ragcore-accepted.md",
             mime="text/markdown",
             key="export-md",
@@ -497,7 +497,7 @@ def show_log() -> None:
         )
         st.download_button(
             "Accepted items (JSON)",
-            ws.export_accepted(session, "json").encode("utf-8"),
+            ws.review.export_accepted(session, "json").encode("utf-8"),
             file_name="ragcore-accepted.json",
             mime="application/json",
             key="export-json",

@@ -11,7 +11,9 @@ import streamlit as st
 from pages import _charts as charts
 from pages import _ui as ui
 from ragcore import errors
-from ragcore.service import per_question_rows, question_texts
+from ragcore.evaluation.run import ChunkingRun, Comparison, MetricSummary, RankedEntry, Run
+from ragcore.services.evaluation import question_texts
+from ragcore.services.run_tables import per_question_rows
 
 RANKERS = ["bm25", "dense", "hybrid", "widen", "rerank"]
 METRIC_HELP = (
@@ -64,7 +66,7 @@ def _progress_reporter(rankers: list[str], rounds: int = 1):
 
 run = None
 if source == "Stored run":
-    stored = ws.stored_runs()
+    stored = ws.evaluation.stored_runs()
     if not stored:
         st.info(
             "No stored runs yet (eval/results/*.json). Make one with "
@@ -73,9 +75,9 @@ if source == "Stored run":
     else:
         titles = {r.title: r for r in stored}
         pick = st.selectbox("Stored run", list(titles), key="eval-stored")
-        run = ws.load_run(titles[pick].path)
+        run = ws.evaluation.load_run(titles[pick].path)
 elif source == "Run now":
-    golds = ws.gold_sets()
+    golds = ws.evaluation.gold_sets()
     if not golds:
         st.info("No gold set ships with this copy (eval/*.json). Upload one under My gold set.")
     else:
@@ -95,7 +97,7 @@ elif source == "Run now":
         if go:
             bar, report = _progress_reporter(rankers, 3 if chunking == "compare" else 1)
             try:
-                st.session_state["eval-fresh"] = ws.evaluate_stored_goldset(
+                st.session_state["eval-fresh"] = ws.evaluation.evaluate_stored_goldset(
                     gold, rankers, chunking, progress=report
                 )
                 bar.progress(1.0, text="Done")
@@ -119,7 +121,7 @@ else:
     elif go:
         bar, report = _progress_reporter(rankers)
         try:
-            st.session_state["eval-mine"] = ws.evaluate_goldset(
+            st.session_state["eval-mine"] = ws.evaluation.evaluate_goldset(
                 upload.getvalue(), coll, rankers, name=upload.name, progress=report
             )
             bar.progress(1.0, text="Done")
@@ -136,36 +138,134 @@ if run is None:
 # ------------------------------------------------------------------ display
 
 
-def fmt_interval(value: dict) -> str:
-    return f"{value['mean']:.3f} [{value['ci_low']:.3f}, {value['ci_high']:.3f}]"
+def fmt_interval(value: MetricSummary) -> str:
+    return f"{value.mean:.3f} [{value.ci_low:.3f}, {value.ci_high:.3f}]"
 
 
-def show_run(run: dict, key: str) -> None:
-    settings = run.get("settings", {})
-    q = run.get("questions", {})
+def run_caption(run: Run) -> str:
+    settings, q = run.settings, run.questions
     bits = [
-        f"{q.get('scored', 0)} questions scored"
-        + (f", {q['dropped']} without a relevant judgement" if q.get("dropped") else ""),
-        f"unit: {settings.get('unit', 'passage')}",
+        f"{q.scored} questions scored" + (f", {q.dropped} without a relevant judgement" if q.dropped else ""),
+        f"unit: {settings.unit or 'passage'}",
     ]
-    if settings.get("chunking"):
-        bits.append(f"chunking: {settings['chunking']}")
-    if settings.get("resamples"):
-        bits.append(f"{settings['resamples']:,} bootstrap resamples, seed {settings.get('seed')}")
-    st.caption(ui.md(" · ".join(bits)))
+    if settings.chunking:
+        bits.append(f"chunking: {settings.chunking}")
+    if settings.resamples:
+        bits.append(f"{settings.resamples:,} bootstrap resamples, seed {settings.seed}")
+    return " · ".join(bits)
 
+
+def show_summary(run: Run) -> None:
     st.subheader("Summary")
     st.caption("Mean and 95% interval per ranker. " + METRIC_HELP)
-    metrics = list(next(iter(run["rankers"].values()))["metrics"])
     table = pd.DataFrame(
         {
-            ranker: {metric: fmt_interval(block["metrics"][metric]) for metric in metrics}
-            for ranker, block in run["rankers"].items()
+            ranker: {metric: fmt_interval(block.metrics[metric]) for metric in run.metric_names}
+            for ranker, block in run.rankers.items()
         }
     ).T
     table.index.name = "ranker"
     st.dataframe(table, width="stretch")
 
+
+def comparison_row(c: Comparison) -> dict[str, object]:
+    return {
+        "Comparison": f"{c.a} − {c.b}",
+        "Difference": c.diff,
+        "95% interval": f"[{c.ci_low:+.3f}, {c.ci_high:+.3f}]",
+        "d_z": c.d_z,
+        "p": c.p,
+        "p (Holm)": c.p_holm,
+        "Family": c.family or "",
+        "Test": c.test or "",
+    }
+
+
+def show_comparisons(run: Run, key: str) -> None:
+    if not run.comparisons:
+        st.caption("One ranker only: nothing to compare.")
+        return
+    metric = st.selectbox("Metric", run.metric_names, key=f"{key}-cmp-metric")
+    chosen = [c for c in run.comparisons if c.metric == metric]
+    st.altair_chart(charts.comparisons(chosen), width="stretch")
+    st.dataframe(
+        pd.DataFrame([comparison_row(c) for c in chosen]),
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "Difference": st.column_config.NumberColumn(format="%+.3f"),
+            "d_z": st.column_config.NumberColumn(format="%.2f"),
+            "p": st.column_config.NumberColumn(format="%.4f"),
+            "p (Holm)": st.column_config.NumberColumn(format="%.4f"),
+        },
+    )
+    st.caption(
+        "Paired on the same questions. d_z is the mean difference over its standard deviation; "
+        "Holm's adjustment runs over the primary family (the default ranker against each other on nDCG@10) "
+        "and separately over the rest."
+    )
+
+
+def top_table(entries: tuple[RankedEntry, ...]) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {
+                "#": i + 1,
+                "Document": e.doc,
+                "Lines": ui.span_text(e.first_line, e.last_line) if e.first_line else "",
+                "Grade": "—" if e.grade is None else str(e.grade),
+            }
+            for i, e in enumerate(entries)
+        ]
+    )
+
+
+def show_question(run: Run, key: str) -> None:
+    texts = question_texts(run.settings)
+    qid = st.selectbox(
+        "Question",
+        list(run.per_question),
+        format_func=lambda q: f"{q}: {texts[q]}" if q in texts else q,
+        key=f"{key}-drill",
+    )
+    result = run.per_question[qid]
+    st.caption(f"Type: {ui.md(result.type)} · grades from the gold set; — is not judged relevant")
+    tops = list(result.top10.items())
+    for start in range(0, len(tops), 2):
+        cols = st.columns(2)
+        for col, (ranker, entries) in zip(cols, tops[start : start + 2], strict=False):
+            with col:
+                score = result.metrics[ranker].get("ndcg@10")
+                st.markdown(f"**{ui.md(ranker)}** · nDCG@10 {score:.3f}")
+                st.dataframe(top_table(entries), hide_index=True, width="stretch")
+
+
+def show_downloads(run: Run, key: str) -> None:
+    name = run.settings.label
+    frame = pd.DataFrame(per_question_rows(run))
+    cols = st.columns(2)
+    cols[0].download_button(
+        "Per-question results (CSV)",
+        frame.to_csv(index=False).encode("utf-8"),
+        file_name=f"{name}-per-question.csv",
+        mime="text/csv",
+        key=f"{key}-csv",
+        icon=":material/download:",
+    )
+    cols[1].download_button(
+        "Run (JSON)",
+        json.dumps(run.to_json(), indent=1).encode("utf-8"),
+        file_name=f"{name}.json",
+        mime="application/json",
+        key=f"{key}-json",
+        icon=":material/download:",
+    )
+
+
+def show_run(run: Run, key: str) -> None:
+    st.caption(ui.md(run_caption(run)))
+    show_summary(run)
+    metrics = run.metric_names
     tabs = st.tabs(["Metrics", "Per question", "Comparisons", "By question type", "Drill into a question"])
     with tabs[0]:
         st.altair_chart(charts.metric_means(run), width="stretch")
@@ -174,122 +274,38 @@ def show_run(run: dict, key: str) -> None:
         st.altair_chart(charts.per_question(run, metric), width="stretch")
         st.caption("Each dot is one question; the black tick and bar are the mean and its 95% interval.")
     with tabs[2]:
-        rows = run.get("comparisons", [])
-        if not rows:
-            st.caption("One ranker only: nothing to compare.")
-        else:
-            metric = st.selectbox("Metric", metrics, key=f"{key}-cmp-metric")
-            chosen = [r for r in rows if r["metric"] == metric]
-            st.altair_chart(charts.comparisons(chosen), width="stretch")
-            st.dataframe(
-                pd.DataFrame(
-                    [
-                        {
-                            "Comparison": f"{r['a']} − {r['b']}",
-                            "Difference": r["diff"],
-                            "95% interval": f"[{r['ci_low']:+.3f}, {r['ci_high']:+.3f}]",
-                            "d_z": r.get("d_z"),
-                            "p": r.get("p"),
-                            "p (Holm)": r.get("p_holm"),
-                            "Family": r.get("family", ""),
-                            "Test": r.get("test", ""),
-                        }
-                        for r in chosen
-                    ]
-                ),
-                hide_index=True,
-                width="stretch",
-                column_config={
-                    "Difference": st.column_config.NumberColumn(format="%+.3f"),
-                    "d_z": st.column_config.NumberColumn(format="%.2f"),
-                    "p": st.column_config.NumberColumn(format="%.4f"),
-                    "p (Holm)": st.column_config.NumberColumn(format="%.4f"),
-                },
-            )
-            st.caption(
-                "Paired on the same questions. d_z is the mean difference over its standard deviation; "
-                "Holm's adjustment runs over the primary family (the default ranker against each other on nDCG@10) "
-                "and separately over the rest."
-            )
+        show_comparisons(run, key)
     with tabs[3]:
         metric = st.selectbox("Metric", metrics, key=f"{key}-type-metric")
         st.altair_chart(charts.by_type(run, metric), width="stretch")
-        st.caption(ui.md(", ".join(f"{t}: {n} questions" for t, n in q.get("by_type", {}).items())))
+        st.caption(ui.md(", ".join(f"{t}: {n} questions" for t, n in run.questions.by_type.items())))
     with tabs[4]:
-        texts = question_texts(run)
-        questions = list(run.get("per_question", {}))
-        qid = st.selectbox(
-            "Question",
-            questions,
-            format_func=lambda q: f"{q}: {texts[q]}" if q in texts else q,
-            key=f"{key}-drill",
-        )
-        block = run["per_question"][qid]
-        st.caption(
-            f"Type: {ui.md(block.get('type', ''))} · grades from the gold set; — is not judged relevant"
-        )
-        tops = list(block.get("top10", {}).items())
-        for start in range(0, len(tops), 2):
-            cols = st.columns(2)
-            for col, (ranker, items) in zip(cols, tops[start : start + 2], strict=False):
-                with col:
-                    score = block["metrics"][ranker].get("ndcg@10")
-                    st.markdown(f"**{ui.md(ranker)}** · nDCG@10 {score:.3f}")
-                    st.dataframe(
-                        pd.DataFrame(
-                            [
-                                {
-                                    "#": i + 1,
-                                    "Document": it["doc"],
-                                    "Lines": ui.span_text(it["first_line"], it["last_line"])
-                                    if it.get("first_line")
-                                    else "",
-                                    "Grade": "—" if it.get("grade") is None else str(it["grade"]),
-                                }
-                                for i, it in enumerate(items)
-                            ]
-                        ),
-                        hide_index=True,
-                        width="stretch",
-                    )
-
-    frame = pd.DataFrame(per_question_rows(run))
-    cols = st.columns(2)
-    cols[0].download_button(
-        "Per-question results (CSV)",
-        frame.to_csv(index=False).encode("utf-8"),
-        file_name=f"{settings.get('name', 'run')}-per-question.csv",
-        mime="text/csv",
-        key=f"{key}-csv",
-        icon=":material/download:",
-    )
-    cols[1].download_button(
-        "Run (JSON)",
-        json.dumps(run, indent=1).encode("utf-8"),
-        file_name=f"{settings.get('name', 'run')}.json",
-        mime="application/json",
-        key=f"{key}-json",
-        icon=":material/download:",
-    )
+        show_question(run, key)
+    show_downloads(run, key)
 
 
-name = run.get("settings", {}).get("name", "run")
-if "chunkings" in run:
-    st.header(f"{ui.md(name)}: chunking comparison")
+CHUNKING_COLUMNS = ["ranker", "a", "b", "diff", "ci_low", "ci_high", "d_z", "p", "p_holm", "n"]
+
+
+def show_chunking_run(run: ChunkingRun) -> None:
+    st.header(f"{ui.md(run.settings.label)}: chunking comparison")
     st.caption(
         "The same gold set scored under each chunking; judgements map onto each chunking's passages by line span."
     )
     st.altair_chart(charts.chunkings(run), width="stretch")
-    rows = run.get("comparisons", [])
-    if rows:
-        st.altair_chart(charts.comparisons(rows), width="stretch")
+    if run.comparisons:
+        st.altair_chart(charts.comparisons(list(run.comparisons)), width="stretch")
         st.dataframe(
-            pd.DataFrame(rows)[["ranker", "a", "b", "diff", "ci_low", "ci_high", "d_z", "p", "p_holm", "n"]],
+            pd.DataFrame([c.to_json() for c in run.comparisons])[CHUNKING_COLUMNS],
             hide_index=True,
             width="stretch",
         )
-    chunking = st.selectbox("Chunking in detail", list(run["chunkings"]), key="eval-chunking-detail")
-    show_run(run["chunkings"][chunking], key=f"chunk-{chunking}")
+    chunking = st.selectbox("Chunking in detail", list(run.chunkings), key="eval-chunking-detail")
+    show_run(run.chunkings[chunking], key=f"chunk-{chunking}")
+
+
+if isinstance(run, ChunkingRun):
+    show_chunking_run(run)
 else:
-    st.header(ui.md(name))
+    st.header(ui.md(run.settings.label))
     show_run(run, key="run")

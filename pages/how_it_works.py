@@ -9,11 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from pages import _ui as ui
-from ragcore import chunking, config
-from ragcore.answer import extractive
-from ragcore.retrieval import DEFAULT_FUSION, BM25Params
-from ragcore.retrieval import retriever as retrieval
-from ragcore.retrieval.vectors import EMBED_BATCH
+from ragcore import config
 
 ws = ui.workspace()
 coll = ui.collection()
@@ -25,8 +21,9 @@ st.caption(
     f"in use (**{ui.md(coll)}**) and the last question asked."
 )
 
-ws.ensure_demo()
-facts = ws.facts(coll, ui.session_id())
+ws.collections.ensure_demo()
+facts = ws.explain.facts(coll, ui.session_id())
+figures = ws.explain.pipeline()
 settings = config.settings()
 
 top = st.columns(4)
@@ -38,7 +35,7 @@ top[2].metric(
 last = facts.last_query
 top[3].metric(
     "Last query",
-    f"{last['timings_ms'].get('total', 0):.0f} ms" if last else "—",
+    f"{last.timings_ms.get('total', 0):.0f} ms" if last else "—",
     help="Wall time of the last question in this collection, retrieval and answer.",
 )
 
@@ -76,15 +73,14 @@ stage(
     "mode keeps each file as one passage. A passage keeps its heading path as its label.",
     {
         "Chunking in use": chunk_mix,
-        "Heading passage": f"≤ {chunking.HEADING_LIMIT} chars",
-        "Sentence passage": f"≤ {chunking.SENTENCE_LIMIT} chars, {chunking.SENTENCE_CARRY} carried",
+        "Heading passage": f"≤ {figures.heading_limit} chars",
+        "Sentence passage": f"≤ {figures.sentence_limit} chars, {figures.sentence_carry} carried",
     },
     "Decision: sizes near one paragraph keep citations short; the Evaluation page compares the three "
     "chunkings on the same gold set.",
 )
 
-params = BM25Params()
-timings = last["timings_ms"] if last else {}
+timings = last.timings_ms if last else {}
 
 
 def ms(key: str) -> str:
@@ -97,8 +93,8 @@ stage(
     "Passages are scored on shared words (lower-cased, stop words dropped, Snowball-stemmed), with a "
     "bonus for query words in the passage's heading path and for query words that appear side by side in the passage, as in the question.",
     {
-        "k1 / b": f"{params.k1} / {params.b}",
-        "Heading / adjacency bonus": f"{params.heading_weight} / {params.adjacency_weight}",
+        "k1 / b": f"{figures.bm25_k1} / {figures.bm25_b}",
+        "Heading / adjacency bonus": f"{figures.heading_weight} / {figures.adjacency_weight}",
         "Built in": f"{facts.build_seconds.get('bm25', 0) * 1000:.0f} ms",
         "Last query": ms("bm25"),
     },
@@ -115,7 +111,7 @@ stage(
     + (", and the demo ships its vectors." if ws.demo_vectors.is_file() else "."),
     {
         "Model": (facts.embedding_model or "not loaded yet").split("@")[0],
-        "Batch": EMBED_BATCH,
+        "Batch": figures.embed_batch,
         "Index ready": "yes" if facts.dense_ready else "not yet",
         "Query embed / search": f"{ms('embed_query')} / {ms('dense')}",
     },
@@ -124,29 +120,14 @@ stage(
 )
 
 
-def fusion_text(fusion) -> tuple[str, str]:
-    """What hybrid mode does with the fusion in use, and its short name."""
-    if fusion.method == "agreement":
-        return (
-            f"reciprocal rank fusion (k = {fusion.k:g}) in which BM25's weight is the share of its top "
-            f"{fusion.depth} that the dense signal also ranks in its top {fusion.pool}, to the power "
-            f"{fusion.power:g}: when the two disagree, BM25 is usually matching incidental words, so it counts less",
-            f"agreement-weighted RRF, k = {fusion.k:g}",
-        )
-    if fusion.method == "rrf":
-        return f"reciprocal rank fusion (k = {fusion.k:g})", f"RRF, k = {fusion.k:g}"
-    return "a weighted sum of min-max normalised scores", "convex combination"
-
-
-fusion_what, fusion_name = fusion_text(DEFAULT_FUSION)
 stage(
     5,
     "Fusion and reranking",
-    f"Hybrid mode takes each signal's top {retrieval.CANDIDATES} and fuses the two rankings with "
-    f"{fusion_what}. Rerank mode re-orders the fused top {retrieval.RERANK_DEPTH} with a cross-encoder "
-    "when one is configured (RAGCORE_RERANKER_DIR).",
+    f"Hybrid mode takes each signal's top {figures.candidates} and fuses the two rankings. "
+    f"{ui.md(figures.fusion_description)} Rerank mode re-orders the fused top {figures.rerank_depth} "
+    "with a cross-encoder when one is configured (RAGCORE_RERANKER_DIR).",
     {
-        "Fusion": fusion_name,
+        "Fusion": figures.fusion_name,
         "Reranker": facts.reranker_status,
         "Last fuse / rerank": f"{ms('fuse')} / {ms('rerank')}",
     },
@@ -154,9 +135,7 @@ stage(
     "shows the fused order, and says so, unless you point RAGCORE_RERANKER_DIR at a model folder.",
 )
 
-from ragcore.answer.llm import find_model  # noqa: E402 - page-level import kept beside its use
-
-model = find_model(os.environ)
+model = ws.explain.model(os.environ)
 stage(
     6,
     "Lens and answer",
@@ -167,7 +146,7 @@ stage(
     "outside the passages are removed, figures not in the cited passages are flagged.",
     {
         "Answers": "extractive (no key)" if model is None else f"model: {model.model}",
-        "Extractive sentences": f"≤ {extractive.MAX_SENTENCES}",
+        "Extractive sentences": f"≤ {figures.extractive_sentences}",
         "Last answer": ms("answer"),
     },
     "Privacy: documents stay on this machine; only the matched passages are sent, and only when a key is set.",
@@ -175,7 +154,7 @@ stage(
 
 if last:
     st.subheader("Last query, stage by stage")
-    st.caption(f"“{ui.md(last['question'])}” · mode {last['mode']} · {last['hits']} passages")
+    st.caption(f"“{ui.md(last.question)}” · mode {last.mode} · {last.hits} passages")
     order = ["bm25", "embed_query", "dense", "fuse", "rerank", "answer", "total"]
     names = {
         "bm25": "BM25",
@@ -196,22 +175,22 @@ else:
     st.caption("Ask a question on the Ask page to see its timings here.")
 
 st.subheader("The numbers behind the choices")
-runs = ws.stored_runs()
+runs = ws.evaluation.stored_runs()
 rows = []
 for stored in runs:
     if stored.kind != "run":
         continue
-    run = ws.load_run(stored.path)
-    for cmp in run.get("comparisons", []):
-        if cmp.get("family") == "primary":
+    run = ws.evaluation.load_run(stored.path)
+    for cmp in run.comparisons:
+        if cmp.family == "primary":
             rows.append(
                 {
                     "Run": stored.name,
-                    "Comparison": f"{cmp['a']} − {cmp['b']}",
-                    "nDCG@10 difference": cmp["diff"],
-                    "95% interval": f"[{cmp['ci_low']:+.3f}, {cmp['ci_high']:+.3f}]",
-                    "p (Holm)": cmp["p_holm"],
-                    "Questions": cmp["n"],
+                    "Comparison": f"{cmp.a} − {cmp.b}",
+                    "nDCG@10 difference": cmp.diff,
+                    "95% interval": f"[{cmp.ci_low:+.3f}, {cmp.ci_high:+.3f}]",
+                    "p (Holm)": cmp.p_holm,
+                    "Questions": cmp.n,
                 }
             )
 if rows:

@@ -9,7 +9,7 @@ import streamlit as st
 
 from pages import _ui as ui
 from ragcore import config, errors
-from ragcore.service import CHUNKINGS, DEMO_COLLECTION, UPLOAD_SUFFIXES
+from ragcore.services import CHUNKINGS, DEMO_COLLECTION, UPLOAD_SUFFIXES
 
 CHUNKING_HELP = {
     "auto": "Auto: Markdown and text by headings, PDFs by sentences",
@@ -23,22 +23,22 @@ coll = ui.collection()
 ui.style()
 
 st.title("Library")
-ws.ensure_demo()
+ws.collections.ensure_demo()
 
 if coll == DEMO_COLLECTION:
     st.caption(
         "The demo collection mirrors the shipped folder corpus/demo. "
         "Choose **My uploads** in the sidebar to add your own documents."
     )
-elif not ws.writable(coll):
+elif not ws.collections.writable(coll):
     st.caption("This collection is shared and read-only on this deployment.")
 else:
     st.caption("Your documents. They are parsed, cut into passages and embedded on this machine.")
     limit_mb = config.settings().max_upload_mb
-    if ws.isolated():
-        used_mb = sum(i.size_bytes for i in ws.documents(coll)) / (1024 * 1024)
-        quota_mb = ws.session_quota_bytes() / (1024 * 1024)
-        ttl_h = ws.session_ttl_s() / 3600
+    if ws.collections.isolated():
+        used_mb = sum(i.size_bytes for i in ws.docs.documents(coll)) / (1024 * 1024)
+        quota_mb = ws.collections.session_quota_bytes() / (1024 * 1024)
+        ttl_h = ws.collections.session_ttl_s() / 3600
         st.caption(
             f"Private to you: other visitors cannot see these documents. {used_mb:.1f} MB of "
             f"{quota_mb:g} MB used; deleted after {ttl_h:g} hours without use."
@@ -61,7 +61,7 @@ else:
             def step(stage: str, fraction: float, i: int = i) -> None:
                 bar.progress(min(1.0, (i + fraction) / len(files)), text=stage)
 
-            outcomes.append(ws.upload(coll, f.name, f.getvalue(), chunking, progress=step))
+            outcomes.append(ws.docs.upload(coll, f.name, f.getvalue(), chunking, progress=step))
         bar.progress(1.0, text=f"Done: {len(files)} file(s)")
         st.session_state["upload-outcomes"] = [(o.name, o.status, o.message) for o in outcomes]
     elif add:
@@ -74,7 +74,7 @@ else:
         else:
             st.error(ui.md(f"{name} was not added: {message}"), icon=":material/error:")
 
-infos = ws.documents(coll)
+infos = ws.docs.documents(coll)
 st.subheader(f"Documents ({len(infos)})")
 if not infos:
     st.info("No documents yet.")
@@ -108,7 +108,7 @@ names = [i.name for i in infos]
 name = st.selectbox("Document", names, key="library-doc")
 info = next(i for i in infos if i.name == name)
 
-if ws.writable(coll):  # the demo is read-only under session isolation
+if ws.collections.writable(coll):  # the demo is read-only under session isolation
     actions = st.columns([2, 2, 3], vertical_alignment="bottom")
     new_chunking = actions[0].selectbox(
         "Re-chunk with",
@@ -118,13 +118,13 @@ if ws.writable(coll):  # the demo is read-only under session isolation
     )
     if actions[1].button("Re-chunk", key="rechunk"):
         with st.spinner(f"Re-chunking {ui.md(name)}…"):
-            count = ws.rechunk(coll, name, new_chunking)
+            count = ws.docs.rechunk(coll, name, new_chunking)
         st.session_state["library-note"] = f"{name}: {count} passages with {new_chunking} chunking"
         st.rerun()
     if coll != DEMO_COLLECTION and actions[2].button(
         "Remove from library", key="remove", icon=":material/delete:"
     ):
-        ws.remove(coll, name)
+        ws.docs.remove(coll, name)
         st.session_state["library-note"] = f"Removed {name}"
         st.session_state.pop("outcome", None)  # its citations may point at the removed file
         st.rerun()
@@ -136,7 +136,7 @@ if note:
 
 st.markdown(f"**Passages of {ui.md(name)}** · {info.passages} with {info.chunking} chunking")
 try:
-    passages = ws.passages_of(coll, name)
+    passages = ws.docs.passages_of(coll, name)
 except errors.LibraryError as exc:
     st.error(ui.md(exc))
     st.stop()
@@ -160,5 +160,5 @@ st.dataframe(
 pick = st.number_input("Show passage", 1, max(1, len(passages)), 1, key="passage-pick")
 p = passages[int(pick) - 1]
 st.caption(ui.md(f"{p.citation} · {p.label}"))
-view = ws.document_view(coll, name, p.first_line, p.last_line, context=2)
+view = ws.docs.document_view(coll, name, p.first_line, p.last_line, context=2)
 st.html(ui.CSS + ui.lines_html(view))

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from . import config, errors
+from .names import printable, safe_path_name
 
 
 def _library(path: str | None):
@@ -141,13 +142,13 @@ def cmd_ingest(args) -> int:
         if path.is_dir():
             paths.extend(document_files(path))
         elif path.is_file():
-            paths.append((path.name, path))
+            paths.append((safe_path_name(path.name), path))
         else:
             missing.append(raw)
     for raw in missing:
-        print(f"{raw}: error: no such file or folder")
+        print(f"{printable(raw)}: error: no such file or folder")
     for report in ingest_files(library, args.collection, paths, args.chunking, max_bytes=max_bytes):
-        print(report.line())
+        print(printable(report.line()))
     return 0
 
 
@@ -221,8 +222,9 @@ def cmd_search(args) -> int:
     for note in retriever.notes:
         print(f"note: {note}")
     for h in hits:
-        print(f"{h.rank:>2}. {h.score:8.4f}  {h.passage.citation}  [{h.passage.label}]  {_trace_text(h)}")
-        print("    " + " ".join(h.passage.text.split())[:160])
+        where = printable(f"{h.passage.citation}  [{h.passage.label}]")
+        print(f"{h.rank:>2}. {h.score:8.4f}  {where}  {_trace_text(h)}")
+        print("    " + printable(" ".join(h.passage.text.split())[:160]))
     return 0
 
 
@@ -251,10 +253,32 @@ def cmd_ask(args) -> int:
         }
         print(json.dumps(out, ensure_ascii=False))
         return 0
-    print(result.answer.header)
+    print(printable(result.answer.header))
     print()
-    print(result.answer.text)
+    for line in result.answer.text.split("\n"):
+        print(printable(line))
     print()
     for c in result.answer.citations:
-        print(f"[{c.n}] {c.doc}, lines {c.first_line}-{c.last_line} ({c.label})")
+        print(printable(f"[{c.n}] {c.doc}, lines {c.first_line}-{c.last_line} ({c.label})"))
+    for line in check_lines(result.answer.checks):
+        print(line)
     return 0
+
+
+def check_lines(checks: dict) -> list[str]:
+    """The flags ``--json`` carries, as lines of the text output."""
+    lines = []
+    flags = [
+        ("removed_citations", "citations removed (passages the model was not given)"),
+        ("unsupported_numbers", "figures not in the cited passages"),
+        ("numbers_from_instructions", "figures only passages with instructions state"),
+        ("instruction_passages", "passages that contain instructions (treated as data)"),
+    ]
+    for key, what in flags:
+        values = checks.get(key) or []
+        if values:
+            shown = ", ".join(f"[{v}]" if isinstance(v, int) else str(v) for v in values)
+            lines.append(printable(f"warning: {what}: {shown}"))
+    if checks.get("echoes_system_prompt"):
+        lines.append("warning: the reply repeats the system prompt")
+    return lines

@@ -22,6 +22,7 @@ from .documents import SUPPORTED_SUFFIXES
 
 # Every file is read under the guard's limits; the plain name keeps one seam for tests.
 from .guard import load_path_guarded as load_path
+from .names import safe_path_name
 from .records import Document, Passage, sha256_hex
 from .store import Library
 
@@ -74,7 +75,7 @@ def document_files(folder: Path) -> list[tuple[str, Path]]:
         if any(part.startswith(".") for part in rel.parts) or not path.is_file():
             continue
         if path.suffix.lower() in SUPPORTED_SUFFIXES:
-            out.append((rel.as_posix(), path))
+            out.append((safe_path_name(rel.as_posix()), path))  # stored and printed: no control characters
     return out
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragcore import config as ragconfig
+from ragcore.answer import checks
 from ragcore.answer.ailog import redact
 from ragcore.answer.local import PLACEHOLDER_KEY, complete_structured
 from ragcore.answer.models import ModelConfig
@@ -235,6 +236,40 @@ def call_model(
         raise ModelCallError("blocked_spend_cap", refused)
     if completion is None:
         completion = load_litellm().completion
+    kwargs = _request(messages, config, max_tokens, streamed=stream_callback is not None)
+    served = config.api_base is not None or config.on_this_machine
+    started = time.perf_counter()
+    secrets = [config.api_key] if config.api_key else []
+    # A reply that quotes a configured key is masked before anyone sees it (ragcore.answer.checks).
+    keys = checks.configured_secrets(secrets)
+    try:
+        if served:  # JSON schema where the server takes it, else the prompt's instructions
+            response = complete_structured(completion, kwargs, config.api_base, config.model)
+        else:
+            response = completion(**kwargs)
+        if stream_callback is not None:
+            shown = stream_callback
+            text, usage, finish, refusal = _read_stream(
+                response, lambda so_far: shown(checks.redact_stream(so_far, keys))
+            )
+        else:
+            text, usage, finish, refusal = _read_reply(response)
+    except Exception as exc:
+        outcome, reason = describe_error(exc, config)
+        detail = redact(f"{type(exc).__name__}: {str(exc)[:300]}", secrets)
+        raise ModelCallError(outcome, reason, detail=detail) from None
+    duration_ms = (time.perf_counter() - started) * 1000
+    prompt_tokens, completion_tokens = _usage_tokens(usage)
+    cost, source = _cost(response, config.model, prompt_tokens, completion_tokens, chars, len(text))
+    spend.add(cost)
+    text = checks.redact_secrets(text, keys)
+    return CallResult(text, prompt_tokens, completion_tokens, cost, source, duration_ms, finish, refusal)
+
+
+def _request(
+    messages: list[dict[str, str]], config: ModelConfig, max_tokens: int, *, streamed: bool
+) -> dict[str, Any]:
+    """The keyword arguments of one completion call."""
     kwargs: dict[str, Any] = {
         "model": config.model,
         "messages": messages,
@@ -254,42 +289,19 @@ def call_model(
         kwargs["api_key"] = PLACEHOLDER_KEY
     if config.provider in _JSON_MODE and not served:
         kwargs["response_format"] = {"type": "json_object"}
-    if stream_callback is not None:
+    if streamed:
         kwargs["stream"] = True
         kwargs["stream_options"] = {"include_usage": True}
-    started = time.perf_counter()
-    secrets = [config.api_key] if config.api_key else []
-    try:
-        if served:  # JSON schema where the server takes it, else the prompt's instructions
-            response = complete_structured(completion, kwargs, config.api_base, config.model)
-        else:
-            response = completion(**kwargs)
-        if stream_callback is not None:
-            text, usage, finish, refusal = _read_stream(response, stream_callback)
-        else:
-            choice = response.choices[0]
-            text = choice.message.content or ""
-            refusal = getattr(choice.message, "refusal", None)
-            finish = getattr(choice, "finish_reason", None)
-            usage = getattr(response, "usage", None)
-    except Exception as exc:
-        outcome, reason = describe_error(exc, config)
-        detail = redact(f"{type(exc).__name__}: {str(exc)[:300]}", secrets)
-        raise ModelCallError(outcome, reason, detail=detail) from None
-    duration_ms = (time.perf_counter() - started) * 1000
-    prompt_tokens, completion_tokens = _usage_tokens(usage)
-    cost, source = _cost(response, config.model, prompt_tokens, completion_tokens, chars, len(text))
-    spend.add(cost)
-    return CallResult(
-        text,
-        prompt_tokens,
-        completion_tokens,
-        cost,
-        source,
-        duration_ms,
-        finish,
-        refusal,
-    )
+    return kwargs
+
+
+def _read_reply(response: Any) -> tuple[str, Any, str | None, str | None]:
+    """(text, usage, finish reason, refusal) of a whole (not streamed) reply."""
+    choice = response.choices[0]
+    text = choice.message.content or ""
+    refusal = getattr(choice.message, "refusal", None)
+    finish = getattr(choice, "finish_reason", None)
+    return text, getattr(response, "usage", None), finish, refusal
 
 
 def _read_stream(

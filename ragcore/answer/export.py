@@ -4,6 +4,11 @@ items only, as Markdown or JSON, with citations as document + lines.
 Input is ``AiLog.accepted_items()``, which already leaves out rejected and
 unreviewed items; ``export_items`` checks the decision again so a list built
 some other way cannot leak an item nobody accepted.
+
+Model text is data, not markup: in both formats images (which fetch a remote
+URL when rendered), script links and raw HTML are removed
+(``checks.defang``), and in Markdown every active character is escaped
+(``checks.markdown_text``), so an exported answer renders as its words.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ragcore.answer.ailog import ReviewedItem
+from ragcore.answer.checks import defang, markdown_text
 
 EXPORTED = ("accepted", "edited")
 
@@ -75,8 +81,8 @@ def export_records(items: Iterable[ReviewedItem]) -> list[dict[str, Any]]:
         if "mode" in item:
             record |= {
                 "type": "answer",
-                "question": item.get("question", reviewed.question),
-                "answer": item["text"],
+                "question": defang(item.get("question", reviewed.question)),
+                "answer": defang(item["text"]),
             }
             record["checks"] = {
                 k: item.get("checks", {}).get(k)
@@ -85,12 +91,12 @@ def export_records(items: Iterable[ReviewedItem]) -> list[dict[str, Any]]:
         else:
             record |= {
                 "type": item.get("kind", "short"),
-                "topic": item.get("topic", reviewed.question),
-                "question": item.get("question", ""),
-                "answer": item.get("answer", ""),
+                "topic": defang(item.get("topic", reviewed.question)),
+                "question": defang(item.get("question", "")),
+                "answer": defang(item.get("answer", "")),
             }
             if item.get("kind") == "mcq":
-                record["options"] = list(item.get("options") or [])
+                record["options"] = [defang(o) for o in item.get("options") or []]
             record["checks"] = {k: v.get("passed") for k, v in (item.get("checks") or {}).items()}
         record["citations"] = [
             {
@@ -111,31 +117,43 @@ def export_json(items: Iterable[ReviewedItem]) -> str:
 
 
 def export_markdown(items: Iterable[ReviewedItem], title: str = "Reviewed answers and study items") -> str:
-    """Markdown: each accepted item with its citations as document + lines."""
+    """Markdown: each accepted item with its citations as document + lines;
+    every text from a model or a document is escaped (``markdown_text``)."""
+    md = markdown_text
     records = export_records(items)
-    lines = [f"# {title}", ""]
+    lines = [f"# {md(title)}", ""]
     if not records:
         lines += ["No accepted items.", ""]
     for i, r in enumerate(records, start=1):
         edited = " (edited)" if r["decision"] == "edited" else ""
         if r["type"] == "answer":
-            lines += [f"## {i}. Answer{edited}", "", f"**Question:** {r['question']}", "", r["answer"], ""]
+            lines += [
+                f"## {i}. Answer{edited}",
+                "",
+                f"**Question:** {md(r['question'])}",
+                "",
+                md(r["answer"]),
+                "",
+            ]
         else:
             kind = "Multiple choice" if r["type"] == "mcq" else "Short answer"
-            lines += [f"## {i}. {kind}{edited}", "", f"**Question:** {r['question']}", ""]
+            lines += [f"## {i}. {kind}{edited}", "", f"**Question:** {md(r['question'])}", ""]
             if r["type"] == "mcq":
                 for letter, option in zip("ABCDEFGH", r.get("options", []), strict=False):
                     mark = " **(key)**" if option == r["answer"] else ""
-                    lines.append(f"- {letter}. {option}{mark}")
+                    lines.append(f"- {letter}. {md(option)}{mark}")
                 lines.append("")
             else:
-                lines += [f"**Answer:** {r['answer']}", ""]
+                lines += [f"**Answer:** {md(r['answer'])}", ""]
         if r["citations"]:
             lines.append("Sources:")
             lines += [
-                f"- [{c['n']}] {c['cite']}" if c.get("n") is not None else f"- {c['cite']}"
+                f"- [{c['n']}] {md(c['cite'])}" if c.get("n") is not None else f"- {md(c['cite'])}"
                 for c in r["citations"]
             ]
             lines.append("")
-        lines += [f"_Model: {r['model']}; call {r['call_id']}, {r['item']}; {r['decision']}._", ""]
+        lines += [
+            f"_Model: {md(str(r['model']))}; call {r['call_id']}, {md(str(r['item']))}; {r['decision']}._",
+            "",
+        ]
     return "\n".join(lines)

@@ -144,6 +144,10 @@ def log_call(
     )
 
 
+# Checks that mark a model's answer "flagged" in the AI log.
+FLAGS = ("removed_citations", "unsupported_numbers", "numbers_from_instructions", "echoes_system_prompt")
+
+
 def model_answer(
     question: str,
     hits: Sequence[Hit],
@@ -167,10 +171,7 @@ def model_answer(
     if config is None:
         return fallback_answer(fallback, explain_no_model() or "no model is configured")
     if not hits:
-        return fallback_answer(
-            fallback,
-            "no passages matched the question, so nothing was sent to the model",
-        )
+        return fallback_answer(fallback, "no passages matched the question, so nothing was sent to the model")
     messages = answer_messages(question, hits)
     chars = prompt_chars(messages)
     ids = [h.passage.id for h in hits]
@@ -184,11 +185,7 @@ def model_answer(
 
     try:
         result = call_model(
-            messages,
-            config=config,
-            spend=spend,
-            completion=completion,
-            stream_callback=stream_callback,
+            messages, config=config, spend=spend, completion=completion, stream_callback=stream_callback
         )
         raw, covered = _read_answer(result, config)
     except ModelCallError as err:
@@ -201,7 +198,7 @@ def model_answer(
         return answer
 
     answer = _checked_model_answer(raw, covered, hits, config)
-    flagged = answer.checks["removed_citations"] or answer.checks["unsupported_numbers"]
+    flagged = any(answer.checks[k] for k in FLAGS)
     answer.checks["call_id"] = record("flagged" if flagged else "ok", "", result, answer)
     return answer
 

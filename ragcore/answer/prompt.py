@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ragcore.answer.checks import INSTRUCTIONS_NOTE, contains_instructions
 from ragcore.records import Hit
 
 OPEN = "<<<PASSAGE {n}>>>"
@@ -107,6 +108,8 @@ def passage_block(n: int, hit: Hit, max_chars: int = MAX_PASSAGE_CHARS) -> str:
     head = f"source: {_one_line(p.citation)}"
     if p.label:
         head += f" | section: {_one_line(p.label)}"
+    if contains_instructions(p.text):
+        head += f" | note: {INSTRUCTIONS_NOTE}"
     return f"{OPEN.format(n=n)}\n{head}\ntext:\n{body}\n{CLOSE.format(n=n)}"
 
 

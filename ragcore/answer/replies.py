@@ -9,6 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ragcore.answer import checks
+from ragcore.answer.prompt import SYSTEM_ANSWER
 from ragcore.records import AnswerSentence, Citation, Hit
 
 
@@ -85,30 +86,44 @@ NOT_COVERED = "The retrieved passages do not cover this question."
 
 
 def checked_answer(
-    raw: Sequence[tuple[str, list[int]]], covered: bool, hits: Sequence[Hit]
+    raw: Sequence[tuple[str, list[int]]],
+    covered: bool,
+    hits: Sequence[Hit],
+    system_prompt: str = SYSTEM_ANSWER,
 ) -> tuple[list[AnswerSentence], list[Citation], dict]:
-    """Sentences with invalid citations removed, the citations used, and the checks."""
+    """Sentences (defanged) with invalid citations removed, the citations
+    used, and the checks: removed citations, unsupported figures, figures
+    only instruction-like passages state, and an echo of ``system_prompt``."""
     texts = [h.passage.text for h in hits]
+    # Passages with instruction-like text are data; a figure only they state
+    # may have been planted for the model to repeat.
+    plain = [t if not checks.contains_instructions(t) else "" for t in texts]
     sentences: list[AnswerSentence] = []
     flags: list[dict] = []
     removed_all: list[int] = []
     numbers_all: list[str] = []
+    instructed_all: list[str] = []
     found_sum = total_sum = 0
     for i, (text, cites) in enumerate(raw or [(NOT_COVERED, [])]):
-        clean, inline = checks.strip_markers(text)
+        clean, inline = checks.strip_markers(checks.defang(text))
         kept, removed = checks.split_citations([*cites, *inline], len(hits))
         sources = checks.cited_texts(kept, texts)
         numbers = checks.unsupported_numbers(clean, sources)
+        instructed = [
+            n for n in checks.unsupported_numbers(clean, checks.cited_texts(kept, plain)) if n not in numbers
+        ]
         found, total = checks.word_support(clean, sources)
         found_sum, total_sum = found_sum + found, total_sum + total
         sentences.append(AnswerSentence(clean, tuple(kept)))
         removed_all += [n for n in removed if n not in removed_all]
         numbers_all += [n for n in numbers if n not in numbers_all]
+        instructed_all += [n for n in instructed if n not in instructed_all]
         flags.append(
             {
                 "sentence": i,
                 "removed_citations": removed,
                 "unsupported_numbers": numbers,
+                "numbers_from_instructions": instructed,
                 "uncited": not kept,
                 "groundedness": round(found / total, 3) if total else 0.0,
             }
@@ -121,6 +136,9 @@ def checked_answer(
         "groundedness": round(found_sum / total_sum, 3) if total_sum else 0.0,
         "schema_ok": True,
         "covered": covered,
+        "numbers_from_instructions": instructed_all,
+        "instruction_passages": [n for n, t in enumerate(texts, start=1) if not plain[n - 1] and t],
+        "echoes_system_prompt": checks.echoes_prompt(" ".join(t for t, _ in raw), system_prompt),
         "uncited_sentences": [f["sentence"] for f in flags if f["uncited"]],
         "sentences": flags,
     }

@@ -3,7 +3,9 @@
 Rooms: ``goldset`` (inputs and the judgement-to-passage mapping),
 ``metrics`` (one file per metric, checked against trec_eval),
 ``statistics`` (intervals and paired tests), ``runner`` (scoring rankers),
-``command`` (``python -m ragcore eval``).
+``run`` (the typed run and its JSON), ``rankers`` (rankers from retrieval),
+``orchestration`` (one way to run a gold set or BEIR folder, for the CLI and
+the app), ``command`` (``python -m ragcore eval``).
 """
 
 from .goldset import (
@@ -21,12 +23,16 @@ from .goldset import (
     resolve_spans,
 )
 from .metrics import METRICS, PRIMARY_METRIC, score_question
-from .runner import RankedItem, compare_chunkings, evaluate, retriever_rankers
+from .orchestration import run_beir, run_goldset
+from .rankers import retriever_rankers
+from .run import ChunkingRun, Run, run_from_json
+from .runner import RankedItem, Scoring, compare_chunkings, evaluate, score_run
 
 __all__ = [
     "METRICS",
     "PRIMARY_METRIC",
     "BeirSet",
+    "ChunkingRun",
     "GoldQuestion",
     "GoldSet",
     "JudgedSpan",
@@ -34,6 +40,8 @@ __all__ = [
     "Question",
     "RankedItem",
     "ResolvedQuestion",
+    "Run",
+    "Scoring",
     "all_qrels",
     "compare_chunkings",
     "evaluate",
@@ -42,5 +50,9 @@ __all__ = [
     "qrels_for",
     "resolve_spans",
     "retriever_rankers",
+    "run_beir",
+    "run_from_json",
+    "run_goldset",
     "score_question",
+    "score_run",
 ]

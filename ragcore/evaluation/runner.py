@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol
+from dataclasses import dataclass, replace
+from typing import Protocol
 
 import numpy as np
 
@@ -31,6 +31,21 @@ from .metrics import (
     PRIMARY_METRIC,
     has_relevant,
     score_question,
+)
+from .run import (
+    ChunkingRun,
+    Comparison,
+    Family,
+    JsonValue,
+    Metrics,
+    MetricSummary,
+    QuestionCounts,
+    QuestionResult,
+    RankedEntry,
+    RankerResult,
+    Run,
+    RunSettings,
+    Unit,
 )
 
 DEFAULT_RANKERS = ("bm25", "dense", "hybrid")
@@ -83,20 +98,57 @@ def collapse_to_documents(items: Sequence[RankedItem]) -> list[RankedItem]:
     return out
 
 
+@dataclass(frozen=True)
+class Scoring:
+    """How questions are scored and compared, the same for every ranker and chunking."""
+
+    unit: Unit = "passage"
+    relevant_min_grade: int = 1
+    default_ranker: str = DEFAULT_RANKER
+    seed: int = st.SEED
+    resamples: int = st.RESAMPLES
+    confidence: float = st.CONFIDENCE
+
+    def settings_json(self, default: str) -> dict[str, JsonValue]:
+        return {
+            "default_ranker": default,
+            "unit": self.unit,
+            "relevant_min_grade": self.relevant_min_grade,
+            "seed": self.seed,
+            "resamples": self.resamples,
+            "confidence": self.confidence,
+            "primary_metric": PRIMARY_METRIC,
+        }
+
+
 def evaluate(
     questions: Sequence[QuestionLike],
     qrels: Mapping[str, Mapping[str, int]],
     rankers: Mapping[str, Ranker],
     *,
-    unit: str = "passage",
+    unit: Unit = "passage",
     relevant_min_grade: int = 1,
     default_ranker: str = DEFAULT_RANKER,
     seed: int = st.SEED,
     resamples: int = st.RESAMPLES,
     confidence: float = st.CONFIDENCE,
-    settings: Mapping[str, Any] | None = None,
+    settings: Mapping[str, JsonValue] | None = None,
     progress: Progress | None = None,
-) -> dict[str, Any]:
+) -> dict[str, JsonValue]:
+    """The run's JSON of :func:`score_run` (same arguments, as keywords)."""
+    scoring = Scoring(unit, relevant_min_grade, default_ranker, seed, resamples, confidence)
+    return score_run(questions, qrels, rankers, scoring, settings=settings, progress=progress).to_json()
+
+
+def score_run(
+    questions: Sequence[QuestionLike],
+    qrels: Mapping[str, Mapping[str, int]],
+    rankers: Mapping[str, Ranker],
+    scoring: Scoring = Scoring(),
+    *,
+    settings: Mapping[str, JsonValue] | None = None,
+    progress: Progress | None = None,
+) -> Run:
     """Score every ranker on every question that has a relevant judgement.
 
     ``qrels`` maps question id -> {id -> grade} in the id space the rankers
@@ -107,269 +159,175 @@ def evaluate(
     ranker, if it is absent) against each other ranker on nDCG@10; Holm's
     adjustment runs over that family, and separately over all other rows.
     """
-    if unit not in ("passage", "document"):
-        raise ValueError(f"unit must be 'passage' or 'document', not {unit!r}")
+    scored, dropped = _check_inputs(questions, qrels, rankers, scoring)
+    names = list(rankers)
+    default = scoring.default_ranker if scoring.default_ranker in rankers else names[0]
+    flat, per_question = _score_questions(scored, qrels, rankers, scoring, progress)
+    if progress:
+        progress(f"statistics: {scoring.resamples} bootstrap resamples")
+    boot = st.bootstrap_means(flat, scoring.resamples, scoring.seed)
+    types = sorted({q.type for q in scored})
+    type_rows = {t: np.array([i for i, q in enumerate(scored) if q.type == t]) for t in types}
+    # Each type is resampled within itself, with the run's seed.
+    type_boot = {
+        t: st.bootstrap_means(flat[rows], scoring.resamples, scoring.seed) for t, rows in type_rows.items()
+    }
+    everyone = np.arange(len(scored))
+    ranker_block = {
+        name: RankerResult(
+            metrics=_summary(flat, everyone, boot, r, scoring.confidence),
+            by_type={t: _summary(flat, type_rows[t], type_boot[t], r, scoring.confidence) for t in types},
+        )
+        for r, name in enumerate(names)
+    }
+    comparisons = _comparisons(names, default, flat, boot, scoring, progress)
+    run_settings = dict(settings or {})
+    run_settings.setdefault("rankers", names)
+    run_settings.update(scoring.settings_json(default))
+    counts = QuestionCounts(
+        total=len(questions),
+        scored=len(scored),
+        dropped=len(dropped),
+        dropped_ids=tuple(dropped),
+        by_type={t: len(rows) for t, rows in type_rows.items()},
+    )
+    return Run(RunSettings.from_json(run_settings), counts, ranker_block, comparisons, per_question)
+
+
+def _check_inputs(
+    questions: Sequence[QuestionLike],
+    qrels: Mapping[str, Mapping[str, int]],
+    rankers: Mapping[str, Ranker],
+    scoring: Scoring,
+) -> tuple[list[QuestionLike], list[str]]:
+    """The questions to score and the ids of those dropped; raise on bad input."""
+    if scoring.unit not in ("passage", "document"):
+        raise ValueError(f"unit must be 'passage' or 'document', not {scoring.unit!r}")
     if not rankers:
         raise ValueError("no rankers to evaluate")
     ids = [q.id for q in questions]
     if len(set(ids)) != len(ids):
         raise ValueError("question ids must be unique")
-    scored = [q for q in questions if has_relevant(qrels.get(q.id, {}), relevant_min_grade)]
-    dropped = [q.id for q in questions if not has_relevant(qrels.get(q.id, {}), relevant_min_grade)]
+    grade = scoring.relevant_min_grade
+    scored = [q for q in questions if has_relevant(qrels.get(q.id, {}), grade)]
+    dropped = [q.id for q in questions if not has_relevant(qrels.get(q.id, {}), grade)]
     if not scored:
         raise GoldSetError(
-            f"none of the {len(questions)} questions has a judgement of grade {relevant_min_grade} or above; "
+            f"none of the {len(questions)} questions has a judgement of grade {grade} or above; "
             "there is nothing to score"
         )
-    names = list(rankers)
-    default = default_ranker if default_ranker in rankers else names[0]
-    metric_names = list(METRICS)
+    return scored, dropped
 
-    # scores[r, q, m]
-    scores = np.zeros((len(names), len(scored), len(metric_names)))
-    per_question: dict[str, dict[str, Any]] = {
-        q.id: {"type": q.type, "metrics": {}, "top10": {}} for q in scored
-    }
-    for r, name in enumerate(names):
-        rank = rankers[name]
+
+def _score_questions(
+    scored: Sequence[QuestionLike],
+    qrels: Mapping[str, Mapping[str, int]],
+    rankers: Mapping[str, Ranker],
+    scoring: Scoring,
+    progress: Progress | None,
+) -> tuple[np.ndarray, dict[str, QuestionResult]]:
+    """Every ranker on every question: the scores as one row per question
+    (columns ranker-major, metric-minor) and each question's result."""
+    metric_names = list(METRICS)
+    scores = np.zeros((len(rankers), len(scored), len(metric_names)))  # scores[r, q, m]
+    values_of: dict[str, dict[str, dict[str, float]]] = {q.id: {} for q in scored}
+    tops_of: dict[str, dict[str, tuple[RankedEntry, ...]]] = {q.id: {} for q in scored}
+    for r, (name, rank) in enumerate(rankers.items()):
         step = max(1, len(scored) // 10)
         for i, q in enumerate(scored):
             if progress and (i % step == 0):
                 progress(f"{name}: question {i + 1} of {len(scored)}")
             items = as_items(rank(q.text))
-            if unit == "document":
+            if scoring.unit == "document":
                 items = collapse_to_documents(items)
             judged = qrels[q.id]
-            values = score_question([it.id for it in items[:DEPTH]], judged, relevant_min_grade)
+            values = score_question([it.id for it in items[:DEPTH]], judged, scoring.relevant_min_grade)
             scores[r, i] = [values[m] for m in metric_names]
-            per_question[q.id]["metrics"][name] = values
-            per_question[q.id]["top10"][name] = [
-                {
-                    "doc": it.doc,
-                    "first_line": it.first_line,
-                    "last_line": it.last_line,
-                    "grade": judged.get(it.id),
-                }
-                for it in items[:TOP]
-            ]
+            values_of[q.id][name] = values
+            tops_of[q.id][name] = tuple(
+                RankedEntry(it.doc, it.first_line, it.last_line, judged.get(it.id)) for it in items[:TOP]
+            )
         if progress:
             progress(f"{name}: {len(scored)} questions done")
+    per_question = {q.id: QuestionResult(q.type, values_of[q.id], tops_of[q.id]) for q in scored}
+    return scores.transpose(1, 0, 2).reshape(len(scored), -1), per_question
 
-    if progress:
-        progress(f"statistics: {resamples} bootstrap resamples")
-    flat = scores.transpose(1, 0, 2).reshape(len(scored), -1)  # columns: ranker-major, metric-minor
-    boot = st.bootstrap_means(flat, resamples, seed)
 
-    def column(r: int, m: int) -> int:
-        return r * len(metric_names) + m
+def _column(r: int, m: int) -> int:
+    return r * len(METRICS) + m
 
-    def summary(rows: np.ndarray, boot_rows: np.ndarray, r: int) -> dict[str, dict[str, Any]]:
-        out = {}
-        for m, metric in enumerate(metric_names):
-            values = flat[rows, column(r, m)]
-            if metric in HIT_RATES:
-                iv = st.hit_rate_interval(values, confidence)
-                out[metric] = _interval_json(iv, len(values))
-            else:
-                low, high = st.percentile_interval(boot_rows[:, column(r, m)], confidence)
-                out[metric] = {
-                    "mean": float(values.mean()),
-                    "ci_low": float(low),
-                    "ci_high": float(high),
-                    "interval": "bootstrap-percentile",
-                    "n": len(values),
-                }
-        return out
 
-    everyone = np.arange(len(scored))
-    types = sorted({q.type for q in scored})
-    type_rows = {t: np.array([i for i, q in enumerate(scored) if q.type == t]) for t in types}
-    # Each type is resampled within itself, with the run's seed.
-    type_boot = {t: st.bootstrap_means(flat[rows], resamples, seed) for t, rows in type_rows.items()}
-    ranker_block = {
-        name: {
-            "metrics": summary(everyone, boot, r),
-            "by_type": {t: summary(type_rows[t], type_boot[t], r) for t in types},
-        }
-        for r, name in enumerate(names)
-    }
-
-    comparisons = _comparisons(
-        names,
-        default,
-        metric_names,
-        flat,
-        boot,
-        column,
-        resamples,
-        seed,
-        confidence,
-        progress,
-    )
-
-    run_settings = dict(settings or {})
-    run_settings.setdefault("rankers", names)
-    run_settings.update(
-        {
-            "default_ranker": default,
-            "unit": unit,
-            "relevant_min_grade": relevant_min_grade,
-            "seed": seed,
-            "resamples": resamples,
-            "confidence": confidence,
-            "primary_metric": PRIMARY_METRIC,
-        }
-    )
-    return {
-        "settings": run_settings,
-        "questions": {
-            "total": len(questions),
-            "scored": len(scored),
-            "dropped": len(dropped),
-            "dropped_ids": dropped,
-            "by_type": {t: len(rows) for t, rows in type_rows.items()},
-        },
-        "rankers": ranker_block,
-        "comparisons": comparisons,
-        "per_question": per_question,
-    }
+def _summary(flat: np.ndarray, rows: np.ndarray, boot_rows: np.ndarray, r: int, confidence: float) -> Metrics:
+    """Ranker ``r``'s mean and interval of each metric over question ``rows``."""
+    out: Metrics = {}
+    for m, metric in enumerate(METRICS):
+        values = flat[rows, _column(r, m)]
+        if metric in HIT_RATES:
+            iv = st.hit_rate_interval(values, confidence)
+            out[metric] = MetricSummary(iv.mean, iv.low, iv.high, iv.method, len(values))
+        else:
+            low, high = st.percentile_interval(boot_rows[:, _column(r, m)], confidence)
+            out[metric] = MetricSummary(
+                float(values.mean()), float(low), float(high), "bootstrap-percentile", len(values)
+            )
+    return out
 
 
 def _comparisons(
     names: list[str],
     default: str,
-    metric_names: list[str],
     flat: np.ndarray,
     boot: np.ndarray,
-    column: Callable[[int, int], int],
-    resamples: int,
-    seed: int,
-    confidence: float,
+    scoring: Scoring,
     progress: Progress | None,
-) -> list[dict[str, Any]]:
+) -> tuple[Comparison, ...]:
     """Every pair of rankers on every metric; the default ranker comes first in its pairs."""
     others = [n for n in names if n != default]
     pairs = [(default, o) for o in others] + list(itertools.combinations(others, 2))
-    rows: list[dict[str, Any]] = []
+    rows: list[Comparison] = []
     if progress and pairs:
         progress(f"comparisons: {len(pairs)} pair(s) of rankers")
     for a, b in pairs:
         ia, ib = names.index(a), names.index(b)
-        for m, metric in enumerate(metric_names):
-            x, y = flat[:, column(ia, m)], flat[:, column(ib, m)]
+        for m, metric in enumerate(METRICS):
+            x, y = flat[:, _column(ia, m)], flat[:, _column(ib, m)]
             if metric in HIT_RATES:
-                c = st.paired_hit_rate_comparison(x, y, confidence)
+                c = st.paired_hit_rate_comparison(x, y, scoring.confidence)
             else:
-                boot_diff = boot[:, column(ia, m)] - boot[:, column(ib, m)]
-                c = st.paired_mean_comparison(x, y, boot_diff, resamples, seed, confidence)
-            family = "primary" if (a == default and metric == PRIMARY_METRIC) else "secondary"
-            rows.append(
-                {
-                    "a": a,
-                    "b": b,
-                    "metric": metric,
-                    "diff": c.diff,
-                    "ci_low": c.low,
-                    "ci_high": c.high,
-                    "d_z": c.d_z,
-                    "p": c.p,
-                    "p_holm": None,
-                    "family": family,
-                    "interval": c.interval,
-                    "test": c.test,
-                    "n": c.n,
-                }
-            )
-    for family in ("primary", "secondary"):
-        members = [row for row in rows if row["family"] == family]
-        for row, adjusted in zip(members, st.holm([row["p"] for row in members]), strict=True):
-            row["p_holm"] = adjusted
-    return rows
-
-
-def _interval_json(iv: st.Interval, n: int) -> dict[str, Any]:
-    return {
-        "mean": iv.mean,
-        "ci_low": iv.low,
-        "ci_high": iv.high,
-        "interval": iv.method,
-        "n": n,
-    }
-
-
-# ------------------------------------------------------------------ retrieval
-
-
-def retriever_rankers(
-    retriever: Any,
-    modes: Sequence[str] = DEFAULT_RANKERS,
-    unit: str = "passage",
-    depth: int | None = None,
-) -> dict[str, Ranker]:
-    """One ranker per retrieval mode of a ``ragcore.retrieval.Retriever``.
-
-    A document-level evaluation asks for more passages (``depth``, default
-    100) so that ten distinct documents remain after collapsing.
-    """
-    fetch = depth or (DEPTH if unit == "passage" else 100)
-
-    def make(mode: str) -> Ranker:
-        def rank(text: str) -> list[RankedItem]:
-            hits = retriever.search(text, mode=mode, k=fetch)
-            return [
-                RankedItem(
-                    h.passage.id,
-                    h.passage.doc,
-                    h.passage.first_line,
-                    h.passage.last_line,
+                boot_diff = boot[:, _column(ia, m)] - boot[:, _column(ib, m)]
+                c = st.paired_mean_comparison(
+                    x, y, boot_diff, scoring.resamples, scoring.seed, scoring.confidence
                 )
-                for h in hits
-            ]
+            family: Family = "primary" if (a == default and metric == PRIMARY_METRIC) else "secondary"
+            rows.append(
+                Comparison(
+                    a,
+                    b,
+                    metric,
+                    c.diff,
+                    c.low,
+                    c.high,
+                    c.d_z,
+                    c.p,
+                    None,
+                    c.n,
+                    family=family,
+                    interval=c.interval,
+                    test=c.test,
+                )
+            )
+    return tuple(_with_holm(rows, lambda row: row.family))
 
-        return rank
 
-    return {mode: make(mode) for mode in modes}
-
-
-def build_rankers(
-    corpus_dir: Any,
-    chunking: str,
-    modes: Sequence[str],
-    unit: str,
-    progress: Progress | None = None,
-) -> tuple[Any, dict[str, Ranker], dict[str, Any]]:
-    """Load a corpus folder (documents, or a BEIR folder) under ``chunking``
-    and index it; returns (corpus, rankers, details of the index for the run's settings)."""
-    # Imported late: evaluating ranked lists needs no index.
-    from ..corpus import default_library, load_corpus
-    from ..retrieval import Retriever
-
-    if progress:
-        progress(f"loading {corpus_dir} with {chunking} chunking")
-    library = default_library()
-    corpus = load_corpus(corpus_dir, chunking=chunking, library=library)
-    if progress:
-        progress(f"indexing {len(corpus.documents)} documents, {len(corpus.passages)} passages")
-    # The library caches passage vectors by content, so a second run embeds nothing.
-    retriever = Retriever(corpus, library=library)
-    if any(mode != "bm25" for mode in modes):
-        last = [-1]
-
-        def embedding(done: int, total: int) -> None:
-            if progress and (done - last[0] >= max(1, total // 20) or done == total):
-                last[0] = done
-                progress(f"embedding passages: {done} of {total}")
-
-        embedded = retriever.ensure_dense(progress=embedding)
-        if progress:
-            progress(f"dense index ready ({embedded} passages embedded now, the others cached)")
-    details: dict[str, Any] = {"documents": len(corpus.documents), "passages": len(corpus.passages)}
-    if any(mode != "bm25" for mode in modes):
-        details["embedding_model"] = getattr(retriever.embedder, "model_id", None)
-    fusion = getattr(retriever, "fusion", None)
-    if fusion is not None and any(mode not in ("bm25", "dense") for mode in modes):
-        details["fusion"] = {"method": fusion.method, "k": fusion.k, "weights": dict(fusion.weights)}
-    return corpus, retriever_rankers(retriever, modes, unit), details
+def _with_holm(rows: list[Comparison], family_of: Callable[[Comparison], str | None]) -> list[Comparison]:
+    """``rows`` with ``p_holm`` set, Holm's adjustment run within each family."""
+    out = list(rows)
+    for family in dict.fromkeys(family_of(row) for row in rows):
+        members = [i for i, row in enumerate(rows) if family_of(row) == family]
+        adjusted = st.holm([rows[i].p for i in members])
+        for i, p_holm in zip(members, adjusted, strict=True):
+            out[i] = replace(rows[i], p_holm=p_holm)
+    return out
 
 
 # ------------------------------------------------------------------ chunkings
@@ -378,16 +336,11 @@ def build_rankers(
 def compare_chunkings(
     questions: Sequence[ResolvedQuestion],
     setups: Mapping[str, tuple[Sequence[Passage], Mapping[str, Ranker]]],
+    scoring: Scoring = Scoring(),
     *,
-    unit: str = "passage",
-    relevant_min_grade: int = 1,
-    default_ranker: str = DEFAULT_RANKER,
-    seed: int = st.SEED,
-    resamples: int = st.RESAMPLES,
-    confidence: float = st.CONFIDENCE,
-    settings: Mapping[str, Any] | None = None,
+    settings: Mapping[str, JsonValue] | None = None,
     progress: Progress | None = None,
-) -> dict[str, Any]:
+) -> ChunkingRun:
     """Score one gold set under several chunkings.
 
     ``setups`` maps a chunking name to (its passages, its rankers). The
@@ -396,67 +349,49 @@ def compare_chunkings(
     chunkings on nDCG@10 over the questions scored under both (paired
     bootstrap and sign-flip test, Holm over these comparisons).
     """
-    runs: dict[str, dict[str, Any]] = {}
+    runs: dict[str, Run] = {}
     for chunking, (passages, rankers) in setups.items():
         if progress:
             progress(f"chunking {chunking}: {len(passages)} passages")
-        qrels = all_qrels(questions, passages, unit)
-        runs[chunking] = evaluate(
+        qrels = all_qrels(questions, passages, scoring.unit)
+        runs[chunking] = score_run(
             questions,
             qrels,
             rankers,
-            unit=unit,
-            relevant_min_grade=relevant_min_grade,
-            default_ranker=default_ranker,
-            seed=seed,
-            resamples=resamples,
-            confidence=confidence,
+            scoring,
             settings={**(settings or {}), "chunking": chunking},
             progress=progress,
         )
     summary = {
-        chunking: {name: block["metrics"][PRIMARY_METRIC] for name, block in run["rankers"].items()}
+        chunking: {name: block.metrics[PRIMARY_METRIC] for name, block in run.rankers.items()}
         for chunking, run in runs.items()
     }
+    outer = {
+        **(settings or {}),
+        "chunkings": list(runs),
+        "seed": scoring.seed,
+        "resamples": scoring.resamples,
+    }
+    comparisons = _with_holm(_chunking_comparisons(runs, scoring), lambda row: None)
+    return ChunkingRun(RunSettings.from_json(outer), summary, tuple(comparisons), runs)
+
+
+def _chunking_comparisons(runs: Mapping[str, Run], scoring: Scoring) -> list[Comparison]:
+    """Each ranker under each pair of chunkings, on the primary metric over the
+    questions both scored."""
     comparisons = []
     for a, b in itertools.combinations(list(runs), 2):
-        common_rankers = [n for n in runs[a]["rankers"] if n in runs[b]["rankers"]]
-        common_questions = [q for q in runs[a]["per_question"] if q in runs[b]["per_question"]]
+        common_rankers = [n for n in runs[a].rankers if n in runs[b].rankers]
+        common_questions = [q for q in runs[a].per_question if q in runs[b].per_question]
         if not common_questions:
             continue
         for name in common_rankers:
-            x = np.array(
-                [runs[a]["per_question"][q]["metrics"][name][PRIMARY_METRIC] for q in common_questions]
+            x, y = (
+                np.array([run.per_question[q].metrics[name][PRIMARY_METRIC] for q in common_questions])
+                for run in (runs[a], runs[b])
             )
-            y = np.array(
-                [runs[b]["per_question"][q]["metrics"][name][PRIMARY_METRIC] for q in common_questions]
-            )
-            c = st.paired_mean_comparison(x, y, None, resamples, seed, confidence)
+            c = st.paired_mean_comparison(x, y, None, scoring.resamples, scoring.seed, scoring.confidence)
             comparisons.append(
-                {
-                    "ranker": name,
-                    "a": a,
-                    "b": b,
-                    "metric": PRIMARY_METRIC,
-                    "diff": c.diff,
-                    "ci_low": c.low,
-                    "ci_high": c.high,
-                    "d_z": c.d_z,
-                    "p": c.p,
-                    "p_holm": None,
-                    "n": c.n,
-                }
+                Comparison(a, b, PRIMARY_METRIC, c.diff, c.low, c.high, c.d_z, c.p, None, c.n, ranker=name)
             )
-    for row, adjusted in zip(comparisons, st.holm([row["p"] for row in comparisons]), strict=True):
-        row["p_holm"] = adjusted
-    return {
-        "settings": {
-            **(settings or {}),
-            "chunkings": list(runs),
-            "seed": seed,
-            "resamples": resamples,
-        },
-        "summary": summary,
-        "comparisons": comparisons,
-        "chunkings": runs,
-    }
+    return comparisons

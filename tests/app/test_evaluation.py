@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-import ragcore.service as service
+import ragcore.services.evaluation as service
 from tests.app.helpers import plain, start
 from tests.test_service import small_run
 
@@ -109,3 +109,23 @@ def test_run_now_compares_chunkings_with_progress(app_env, stored) -> None:
     # The chunking chart and its comparisons, then one chunking in detail: metrics, per question and
     # by type (one ranker: nothing to compare within the chunking).
     assert len(at.get("vega_lite_chart")) == 2 + 3
+
+
+def test_a_stored_chunking_comparison_opens_with_its_chunkings(app_env, tmp_path, monkeypatch) -> None:
+    results = tmp_path / "results"
+    results.mkdir()
+    stored_run = service.RESULTS_DIR / "demo-chunking.json"
+    (results / "demo-chunking.json").write_bytes(stored_run.read_bytes())
+    monkeypatch.setattr(service, "RESULTS_DIR", results)
+    at = start("pages/evaluation.py")
+    assert at.selectbox(key="eval-stored").value.startswith(
+        "demo: chunking comparison (heading, sentence, whole)"
+    )
+    assert [h.value for h in at.header] == ["demo: chunking comparison"]
+    assert at.selectbox(key="eval-chunking-detail").options == ["heading", "sentence", "whole"]
+    across = next(
+        d.value for d in at.dataframe if "ranker" in d.value.columns and "p_holm" in d.value.columns
+    )
+    assert set(across["a"]) <= {"heading", "sentence"} and len(across) == 9
+    at.selectbox(key="eval-chunking-detail").set_value("whole").run()
+    assert list(at.dataframe[1].value.index) == ["bm25", "dense", "hybrid"]

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from pages import _ui as ui
-from ragcore.service import DocumentView, ViewLine
+from ragcore.services import DocumentView, ViewLine
 from tests.app.helpers import plain
 
 NASTY = [

@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 import pytest
 
 from ragcore.evaluation import command
-from ragcore.evaluation.runner import retriever_rankers
+from ragcore.evaluation import rankers as ranker_building
+from ragcore.evaluation.rankers import retriever_rankers
 
 from .helpers import cut, make_doc
 from .test_runner import FakeRetriever
@@ -80,7 +81,7 @@ def run(argv):
 @pytest.fixture
 def calls(monkeypatch):
     recorded = []
-    monkeypatch.setattr(command, "build_rankers", fake_build(recorded))
+    monkeypatch.setattr(ranker_building, "build_rankers", fake_build(recorded))
     return recorded
 
 

@@ -9,12 +9,13 @@ from ragcore.errors import GoldSetError
 from ragcore.evaluation import statistics as st
 from ragcore.evaluation.goldset import JudgedSpan, Question, ResolvedQuestion
 from ragcore.evaluation.metrics import METRICS, score_question
+from ragcore.evaluation.rankers import retriever_rankers
 from ragcore.evaluation.runner import (
     RankedItem,
+    Scoring,
     collapse_to_documents,
     compare_chunkings,
     evaluate,
-    retriever_rankers,
 )
 
 from .helpers import cut, make_doc
@@ -260,7 +261,9 @@ def test_compare_chunkings_maps_one_gold_set_onto_each_chunking():
     }.items():
         passages = cut(DOC, ranges, name)
         setups[name] = (passages, retriever_rankers(FakeRetriever(passages), ["bm25", "reverse"]))
-    result = compare_chunkings([question, other], setups, default_ranker="bm25", resamples=200)
+    result = compare_chunkings(
+        [question, other], setups, Scoring(default_ranker="bm25", resamples=200)
+    ).to_json()
     assert set(result["chunkings"]) == {"coarse", "fine"}
     assert result["chunkings"]["fine"]["settings"]["chunking"] == "fine"
     # Under the fine chunking the relevant passage is line 6 alone.

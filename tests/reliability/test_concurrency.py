@@ -11,7 +11,7 @@ import threading
 import time
 
 from ragcore.guard import load_bytes_guarded
-from ragcore.service import Workspace
+from ragcore.services import Workspace
 
 SESSIONS = 8
 SECONDS = float(os.environ.get("RAGCORE_CONCURRENCY_SECONDS", "15"))
@@ -60,12 +60,12 @@ def test_eight_sessions_add_remove_and_query_at_once(tmp_path) -> None:
                     live[s].add(name)
                 elif op == "remove":
                     name = rng.choice(sorted(live[s]))
-                    assert ws.remove(COLLECTION, name), f"{name} was not there to remove"
+                    assert ws.docs.remove(COLLECTION, name), f"{name} was not there to remove"
                     live[s].discard(name)
                     removed[s].add(name)
                 elif op == "query":
                     name = rng.choice(sorted(live[s]))
-                    hits, _ = ws.search(COLLECTION, _code_word(name), "bm25", 3)
+                    hits, _ = ws.asking.search(COLLECTION, _code_word(name), "bm25", 3)
                     assert hits and hits[0].passage.doc == name, (name, [h.passage.doc for h in hits])
                 else:
                     result = ws.library.add_document(COLLECTION, load_bytes_guarded(COMMON, f"common-{s}.md"))
@@ -83,7 +83,7 @@ def test_eight_sessions_add_remove_and_query_at_once(tmp_path) -> None:
     assert failures == []
 
     # Final state: every session's live documents, the common file once, nothing else.
-    stored = [info.name for info in ws.documents(COLLECTION)]
+    stored = [info.name for info in ws.docs.documents(COLLECTION)]
     commons = [name for name in stored if name.startswith("common-")]
     assert len(commons) == 1
     expected = set().union(*live)
@@ -92,10 +92,10 @@ def test_eight_sessions_add_remove_and_query_at_once(tmp_path) -> None:
     # Searches agree with it: a live document is found by its code word, a removed one is not.
     for s in range(SESSIONS):
         for name in sorted(live[s])[:5]:
-            hits, _ = ws.search(COLLECTION, _code_word(name), "bm25", 3)
+            hits, _ = ws.asking.search(COLLECTION, _code_word(name), "bm25", 3)
             assert hits[0].passage.doc == name
         for name in sorted(removed[s])[:5]:
-            hits, _ = ws.search(COLLECTION, _code_word(name), "bm25", 3)
+            hits, _ = ws.asking.search(COLLECTION, _code_word(name), "bm25", 3)
             assert name not in {h.passage.doc for h in hits}
     assert ws.library.integrity_check() == "ok"
     total = sum(counts.values())

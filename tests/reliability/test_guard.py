@@ -8,7 +8,7 @@ import pytest
 from ragcore import errors, guard
 from ragcore.corpus import ingest_files
 from ragcore.documents import load_bytes
-from ragcore.service import Workspace
+from ragcore.services import Workspace
 from ragcore.store import Library
 from tests.conftest import build_pdf
 
@@ -75,17 +75,17 @@ def test_a_line_past_the_limit_is_refused_and_one_at_it_is_kept(newline) -> None
 def test_an_upload_of_one_50_mb_line_is_rejected_and_the_library_unchanged(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("RAGCORE_MAX_UPLOAD_MB", "50")
     ws = Workspace(tmp_path / "home", demo_dir=tmp_path / "no-demo")
-    outcome = ws.upload("uploads", "one-line.md", b"# " + b"a" * 50_000_000)
+    outcome = ws.docs.upload("uploads", "one-line.md", b"# " + b"a" * 50_000_000)
     assert outcome.status == "rejected" and "longer than 1,000,000 bytes" in outcome.message
-    assert ws.documents("uploads") == []
+    assert ws.docs.documents("uploads") == []
 
 
 def test_upload_and_ingest_use_the_guard(tmp_path, monkeypatch, many_pages) -> None:
     monkeypatch.setattr(guard, "DEFAULT_TIMEOUT_S", 0.5)
     ws = Workspace(tmp_path / "home", demo_dir=tmp_path / "no-demo")
-    outcome = ws.upload("uploads", "bomb.pdf", many_pages)
+    outcome = ws.docs.upload("uploads", "bomb.pdf", many_pages)
     assert outcome.status == "rejected" and "0.5 s" in outcome.message
-    assert ws.documents("uploads") == []
+    assert ws.docs.documents("uploads") == []
 
     path = tmp_path / "bomb.pdf"
     path.write_bytes(many_pages)
@@ -143,6 +143,6 @@ def test_an_unknown_chunking_is_refused_before_a_worker_starts() -> None:
 def test_a_slow_markdown_upload_is_rejected_and_the_library_unchanged(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(guard, "DEFAULT_TIMEOUT_S", 0.2)
     ws = Workspace(tmp_path / "home", demo_dir=tmp_path / "no-demo")
-    outcome = ws.upload("uploads", "headings.md", _many_headings(200_000))
+    outcome = ws.docs.upload("uploads", "headings.md", _many_headings(200_000))
     assert outcome.status == "rejected" and "longer than 0.2 s" in outcome.message
-    assert ws.documents("uploads") == []
+    assert ws.docs.documents("uploads") == []

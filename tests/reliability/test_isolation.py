@@ -11,7 +11,7 @@ import pytest
 
 from ragcore import errors
 from ragcore.answer.ailog import AiLog
-from ragcore.service import DEMO_COLLECTION, SESSION_PREFIX, Workspace
+from ragcore.services import DEMO_COLLECTION, SESSION_PREFIX, Workspace
 from ragcore.store import Library
 from tests.app import conftest as app_fixtures
 from tests.app.helpers import plain, start
@@ -104,10 +104,10 @@ def test_second_session_cannot_list_search_cite_or_open_the_first_ones_upload(is
     ws = Workspace(isolated)
     for coll in (theirs, DEMO_COLLECTION):
         with pytest.raises(errors.LibraryError, match="no such document"):
-            ws.document_view(coll, "secret-memo.md", 1, 1)
+            ws.docs.document_view(coll, "secret-memo.md", 1, 1)
         with pytest.raises(errors.LibraryError, match="no such document"):
-            ws.passages_of(coll, "secret-memo.md")
-        hits, _ = ws.search(coll, UNIQUE, mode="bm25")
+            ws.docs.passages_of(coll, "secret-memo.md")
+        hits, _ = ws.asking.search(coll, UNIQUE, mode="bm25")
         assert all(h.passage.doc != "secret-memo.md" for h in hits)
 
     # Session one still finds and cites its own document.
@@ -126,8 +126,8 @@ def test_second_session_cannot_list_search_cite_or_open_the_first_ones_upload(is
         assert not at.get("file_uploader")
         assert not [b for b in at.button if b.key in ("remove", "rechunk")]
     with pytest.raises(errors.LibraryError, match="read-only"):
-        ws.remove(DEMO_COLLECTION, "pricing-notes.md")
-    assert "pricing-notes.md" in [d.name for d in ws.documents(DEMO_COLLECTION)]
+        ws.docs.remove(DEMO_COLLECTION, "pricing-notes.md")
+    assert "pricing-notes.md" in [d.name for d in ws.docs.documents(DEMO_COLLECTION)]
 
 
 def test_questions_ai_log_and_exports_stay_with_their_session(isolated, monkeypatch) -> None:
@@ -149,14 +149,14 @@ def test_questions_ai_log_and_exports_stay_with_their_session(isolated, monkeypa
     owner_two = "browser:" + two.session_state["_ragcore_session"]
     assert "AI log" not in [s.value for s in two.subheader]  # no calls of its own
     ws = Workspace(isolated)
-    assert ws.ai_calls(owner_two) == []
-    assert json.loads(ws.export_accepted(owner_two, "json")) == []
-    assert question not in ws.export_accepted(owner_two, "markdown")
+    assert ws.review.ai_calls(owner_two) == []
+    assert json.loads(ws.review.export_accepted(owner_two, "json")) == []
+    assert question not in ws.review.export_accepted(owner_two, "markdown")
     # Session two cannot review, or read the decisions on, session one's call.
     with pytest.raises(errors.LibraryError, match="this session's log"):
-        ws.review(owner_two, call.id, "answer", "rejected")
+        ws.review.review(owner_two, call.id, "answer", "rejected")
     with pytest.raises(errors.LibraryError, match="this session's log"):
-        ws.decisions(owner_two, call.id)
+        ws.review.decisions(owner_two, call.id)
     assert [r.question for r in log.accepted_items(owner_one)] == [question]
 
     # How it works shows session two no trace of session one's question.

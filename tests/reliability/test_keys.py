@@ -13,7 +13,7 @@ import pytest
 
 from ragcore import cli
 from ragcore.answer import llm
-from ragcore.service import Workspace
+from ragcore.services import Workspace
 from tests.test_service import HashEmbedder
 
 SECRET = "sk-test-SECRET123"
@@ -45,10 +45,10 @@ def test_no_artefact_holds_the_key(tmp_path, monkeypatch, litellm, capsys, caplo
     env = {"OPENAI_API_KEY": SECRET}
     home = tmp_path / "home"
     ws = Workspace(home, demo_dir=tmp_path / "no-demo", embedder=HashEmbedder())
-    assert ws.upload("uploads", "notes.md", NOTES).ok
+    assert ws.docs.upload("uploads", "notes.md", NOTES).ok
 
     good = functools.partial(litellm.completion, mock_response=_reply())
-    outcome = ws.ask(
+    outcome = ws.asking.ask(
         "uploads", "What does the Team plan cost?", env=env, session="s1", completion=good, mode="bm25"
     )
     assert outcome.answer is not None and outcome.answer.mode == "model"
@@ -56,7 +56,7 @@ def test_no_artefact_holds_the_key(tmp_path, monkeypatch, litellm, capsys, caplo
     def echoing_provider_error(**kwargs):
         raise RuntimeError(f"AuthenticationError: Incorrect API key provided: {kwargs.get('api_key')}")
 
-    failed = ws.ask(
+    failed = ws.asking.ask(
         "uploads",
         "Can I get a refund?",
         env=env,
@@ -69,10 +69,10 @@ def test_no_artefact_holds_the_key(tmp_path, monkeypatch, litellm, capsys, caplo
     assert not any(_leaks(t.encode()) for t in texts), texts
 
     call_id = outcome.answer.checks["call_id"]
-    ws.review("s1", call_id, "answer", "accepted")
-    exports = [ws.export_accepted("s1", "markdown"), ws.export_accepted("s1", "json")]
+    ws.review.review("s1", call_id, "answer", "accepted")
+    exports = [ws.review.export_accepted("s1", "markdown"), ws.review.export_accepted("s1", "json")]
     assert "49" in exports[0]  # the export is not empty, so the grep means something
-    calls = repr(ws.ai_calls("s1"))
+    calls = repr(ws.review.ai_calls("s1"))
 
     # The command line: ingest, then ask with the same mocked model.
     monkeypatch.setattr(litellm, "completion", good)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragcore.service import Workspace, safe_name
+from ragcore.services import Workspace, safe_name
 from tests.conftest import build_pdf
 from tests.test_service import HashEmbedder
 
@@ -43,10 +43,10 @@ def test_uploads_with_hostile_names_are_stored_under_a_safe_name(tmp_path, filen
         build_pdf([["Report", "Sales rose."]]) if filename.endswith(".pdf") else b"# Notes\n\nSales rose.\n"
     )
     before = {p for p in tmp_path.rglob("*")}
-    outcome = ws.upload("uploads", filename, data)
+    outcome = ws.docs.upload("uploads", filename, data)
     assert outcome.ok, outcome
     assert outcome.name == stored
-    assert [d.name for d in ws.documents("uploads")] == [stored]
+    assert [d.name for d in ws.docs.documents("uploads")] == [stored]
     # Nothing was written outside the library home, and nothing inside it under the upload's name.
     created = {p for p in tmp_path.rglob("*")} - before
     assert all(home in p.parents or p == home for p in created), created

@@ -1,0 +1,188 @@
+"""Asking: search a collection, apply a lens, answer; switch lens without a
+new model call; related passages; the last query of each session."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+
+from .. import errors
+from ..answer.calls import SpendTracker
+from ..corpus import Corpus
+from ..lenses import Lens
+from ..records import Answer, Hit, Passage
+from ..store import Library
+from .collections import isolated
+from .common import DEFAULT_K, Completion
+from .indexes import Indexes
+from .review import open_ai_log
+
+
+@dataclass(frozen=True)
+class SearchSnapshot:
+    """What one search left behind: its notes and timings, and what it searched."""
+
+    notes: list[str]
+    timings_ms: dict[str, float]
+    passages: list[Passage]
+    corpus: Corpus
+
+
+@dataclass
+class AskOutcome:
+    """One question, asked: the hits with their traces, the lens, the answer."""
+
+    question: str
+    collection: str
+    mode: str
+    hits: list[Hit]
+    answer: Answer | None
+    lens: Lens | None
+    notes: list[str]
+    timings_ms: dict[str, float]
+    whole_documents: list[str] = field(default_factory=list)  # docs whose passage is the whole file
+
+
+@dataclass(frozen=True)
+class LastQuery:
+    """The last question a session asked, for "How it works"."""
+
+    question: str
+    collection: str
+    mode: str
+    timings_ms: dict[str, float]
+    hits: int
+    answer_mode: str | None
+
+
+class Asking:
+    """Questions over the indexes; model calls are logged in the AI log."""
+
+    def __init__(self, library: Library, indexes: Indexes) -> None:
+        self.library = library
+        self.indexes = indexes
+        self._search_lock = threading.Lock()
+        self.last_query: LastQuery | None = None
+        self._last_queries: dict[str | None, LastQuery] = {}  # per session (session isolation)
+
+    def search(
+        self, collection: str, question: str, mode: str = "hybrid", k: int = DEFAULT_K
+    ) -> tuple[list[Hit], SearchSnapshot]:
+        """The top ``k`` hits, and this search's ``notes`` and ``timings_ms``
+        (with the searched ``passages`` and ``corpus``)."""
+        retriever = self.indexes.retriever(collection)
+        if mode != "bm25" and retriever.passages:
+            self.indexes.ensure_dense(collection)
+        # A retriever keeps the notes and timings of its last search, so sessions
+        # searching the same collection take turns (a search takes milliseconds).
+        with self._search_lock:
+            hits = retriever.search(question, mode, k)
+            snapshot = SearchSnapshot(
+                notes=list(retriever.notes),
+                timings_ms=dict(retriever.timings_ms),
+                passages=retriever.passages,
+                corpus=retriever.corpus,
+            )
+        return hits, snapshot
+
+    def ask(
+        self,
+        collection: str,
+        question: str,
+        *,
+        mode: str = "hybrid",
+        lens: str = "auto",
+        k: int = DEFAULT_K,
+        env: Mapping[str, str] | None = None,
+        session: str | None = None,
+        spend: SpendTracker | None = None,
+        stream_callback: Callable[[str], None] | None = None,
+        completion: Completion | None = None,
+    ) -> AskOutcome:
+        """Retrieve, then apply the lens and answer: by a model when one is
+        configured in ``env`` (the call is logged in the AI log under
+        ``session``), else extractively."""
+        from ..answer.pipeline import answer_question
+
+        question = question.strip()
+        if not question:
+            raise errors.RagcoreError("type a question first")
+        started = time.perf_counter()
+        hits, searched = self.search(collection, question, mode, k)
+        timings = dict(searched.timings_ms)
+        notes = list(searched.notes)
+        if not hits:
+            if not searched.passages:
+                notes.append("this collection has no documents yet: add some on the Library page")
+            outcome = AskOutcome(question, collection, mode, [], None, None, notes, timings)
+            self._remember(outcome, started, session)
+            return outcome
+        t0 = time.perf_counter()
+        result = answer_question(
+            question,
+            hits,
+            lens=lens,
+            env=env if env is not None else os.environ,
+            spend=spend,
+            log=open_ai_log(self.library, session),
+            stream_callback=stream_callback,
+            completion=completion,
+            documents=searched.corpus.documents,
+        )
+        timings["answer"] = (time.perf_counter() - t0) * 1000
+        notes.extend(result.notes)
+        whole = sorted({h.passage.doc for h in hits if h.passage.chunking == "whole"})
+        outcome = AskOutcome(
+            question, collection, mode, hits, result.answer, result.lens, notes, timings, whole
+        )
+        self._remember(outcome, started, session)
+        return outcome
+
+    def relens(self, outcome: AskOutcome, lens: str) -> AskOutcome:
+        """The same hits under another lens, without a new model call: a
+        model's answer is kept; an extractive answer is rebuilt, since it
+        leads with the lens's findings."""
+        from ..answer.extractive import extractive_answer
+        from ..lenses import choose_lens, run_lens
+
+        if not outcome.hits:
+            return outcome
+        found = run_lens(choose_lens(outcome.question, lens), outcome.hits)
+        answer = outcome.answer
+        if answer is None or answer.mode != "model":
+            retriever = self.indexes.retriever(outcome.collection)
+            answer = extractive_answer(
+                outcome.question,
+                outcome.hits,
+                found,
+                reason=answer.reason if answer else "no model configured",
+                documents=retriever.corpus.documents,
+            )
+            if outcome.answer is not None:
+                answer.header = outcome.answer.header
+        return replace(outcome, lens=found, answer=answer)
+
+    def _remember(self, outcome: AskOutcome, started: float, session: str | None = None) -> None:
+        outcome.timings_ms["total"] = (time.perf_counter() - started) * 1000
+        self.last_query = self._last_queries[session] = LastQuery(
+            question=outcome.question,
+            collection=outcome.collection,
+            mode=outcome.mode,
+            timings_ms=dict(outcome.timings_ms),
+            hits=len(outcome.hits),
+            answer_mode=outcome.answer.mode if outcome.answer else None,
+        )
+
+    def last_query_of(self, collection: str, session: str | None = None) -> LastQuery | None:
+        """The last query over ``collection``: the session's own under session
+        isolation (another visitor's question is never shown), else the last of
+        any session."""
+        last = self._last_queries.get(session) if isolated() else self.last_query
+        return last if last is not None and last.collection == collection else None
+
+    def related(self, collection: str, passage: Passage, k: int = 3) -> list[tuple[Passage, float]]:
+        """Nearest passages in other documents of the collection."""
+        return self.indexes.retriever(collection).related(passage, k)

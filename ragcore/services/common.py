@@ -1,0 +1,79 @@
+"""Names, folders and small types the services share."""
+
+from __future__ import annotations
+
+import os
+import re
+import unicodedata
+from collections.abc import Callable
+from pathlib import Path
+from typing import Literal
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DEMO_DIR = REPO_ROOT / "corpus" / "demo"
+DEMO_VECTORS = REPO_ROOT / "corpus" / "demo.vectors.npz"
+EVAL_DIR = REPO_ROOT / "eval"
+RESULTS_DIR = EVAL_DIR / "results"
+DEMO_COLLECTION = "demo"
+UPLOADS_COLLECTION = "uploads"
+SESSION_PREFIX = "session:"  # private upload collections when RAGCORE_ISOLATION=session
+
+Chunking = Literal["auto", "heading", "sentence", "whole"]
+CHUNKINGS: tuple[Chunking, ...] = ("auto", "heading", "sentence", "whole")
+UPLOAD_SUFFIXES = ("pdf", "txt", "md", "markdown", "text")
+DEFAULT_K = 8
+
+DEMO_QUESTIONS = (
+    "Is our pricing consistent?",
+    "What uptime does the SLA guarantee, and what credits apply?",
+    "What are the risks of the Northgate Health deal?",
+    "Can a customer get a refund after cancelling an annual plan?",
+)
+
+Progress = Callable[[str, float], None]  # (stage text, fraction done 0..1)
+# A LiteLLM-style completion function (tests inject their own).
+Completion = Callable[..., object]
+
+
+def check_chunking(chunking: str, *extra: str) -> None:
+    allowed = (*CHUNKINGS, *extra)
+    if chunking not in allowed:
+        also = f" or {', '.join(repr(e) for e in extra)}" if extra else ""
+        raise ValueError(f"chunking must be one of {', '.join(CHUNKINGS)}{also}, not {chunking!r}")
+
+
+def positive_setting(name: str, default: float) -> float:
+    """A positive number from the environment, ``default`` when unset."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be a number, not {raw!r}") from None
+    if not value > 0:
+        raise ValueError(f"{name} must be greater than 0, not {raw!r}")
+    return value
+
+
+_UNSAFE = re.compile(r"[^\w .()\-+,&@=]", re.UNICODE)
+
+
+def safe_name(filename: str, default: str = "upload") -> str:
+    """A document name from an upload's file name: its base name only, with
+    control and path characters replaced, never a path.
+
+    The name is only ever a label in the library; no file is opened or
+    written under it.
+    """
+    base = re.split(r"[\\/]", filename or "")[-1]
+    base = unicodedata.normalize("NFC", base)
+    base = "".join(ch for ch in base if unicodedata.category(ch)[0] != "C")
+    base = _UNSAFE.sub("_", base).strip(" .")
+    stem, dot, suffix = base.rpartition(".")
+    if not dot:
+        stem, suffix = base, ""
+    stem = stem.strip(" .") or default
+    suffix = suffix.lower()[:10]
+    stem = stem[: 120 - len(suffix) - 1]
+    return f"{stem}.{suffix}" if suffix else stem

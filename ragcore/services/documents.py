@@ -1,0 +1,169 @@
+"""Library operations: upload, re-chunk and remove documents, read their
+passages and lines, and open a cited PDF page."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from .. import config, errors
+from ..records import Passage
+from ..store import DocumentInfo, Library
+from .collections import Collections
+from .common import SESSION_PREFIX, Progress, check_chunking, safe_name
+from .indexes import Indexes
+from .originals import Originals
+from .pdf_pages import marked_page
+from .views import DocumentView, view_of
+
+UploadStatus = Literal["added", "replaced", "duplicate", "rejected"]
+
+
+@dataclass
+class UploadOutcome:
+    """What happened to one uploaded file."""
+
+    name: str
+    status: UploadStatus
+    message: str
+    passages: int = 0
+    embedded: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.status in ("added", "replaced")
+
+
+def _quiet(stage: str, fraction: float) -> None:
+    return None
+
+
+class Documents:
+    """What a page does to the documents of a collection."""
+
+    def __init__(
+        self, library: Library, indexes: Indexes, collections: Collections, originals: Originals
+    ) -> None:
+        self.library = library
+        self.indexes = indexes
+        self.collections = collections
+        self.originals = originals
+
+    def documents(self, collection: str) -> list[DocumentInfo]:
+        return self.library.list_documents(collection)
+
+    def upload(
+        self,
+        collection: str,
+        filename: str,
+        data: bytes,
+        chunking: str = "auto",
+        progress: Progress | None = None,
+    ) -> UploadOutcome:
+        """Parse, chunk, store and embed one uploaded file.
+
+        The file's name is reduced to a safe base name (:func:`safe_name`);
+        the size limit is ``RAGCORE_MAX_UPLOAD_MB``. A rejected file leaves the
+        library unchanged and says why.
+        """
+        from ..guard import load_bytes_guarded
+
+        check_chunking(chunking)
+        name = safe_name(filename)
+        try:
+            self.collections.check_writable(collection)
+        except errors.LibraryError as exc:
+            return UploadOutcome(name, "rejected", str(exc))
+        refused = self.collections.over_quota(collection, name, len(data))
+        if refused:
+            return UploadOutcome(name, "rejected", refused)
+        report = progress or _quiet
+        report(f"{name}: parsing", 0.0)
+        try:
+            # PDFs parse in a worker with a time and memory limit (ragcore.guard).
+            doc = load_bytes_guarded(data, name, max_bytes=config.settings().max_upload_bytes)
+        except errors.DocumentError as exc:
+            return UploadOutcome(name, "rejected", exc.reason)
+        report(f"{name}: chunking", 0.3)
+        if collection.startswith(SESSION_PREFIX):
+            # Owned by its session, so private collections can be expired by owner.
+            self.library.ensure_collection(collection, owner=collection)
+        try:
+            result = self.library.add_document(collection, doc, chunking)
+        except errors.RagcoreError as exc:
+            return UploadOutcome(name, "rejected", str(exc))
+        if result.status == "duplicate":
+            return UploadOutcome(
+                name,
+                "duplicate",
+                f"same content as {result.duplicate_of}, already in the collection; not added",
+            )
+        if doc.kind == "pdf":
+            self.originals.keep(doc, data)
+        report(f"{name}: embedding {result.passages} passages", 0.5)
+        embedded = self._embed_document(collection, doc.name, report)
+        report(f"{name}: done", 1.0)
+        verb = "replaced the earlier version" if result.status == "replaced" else "added"
+        return UploadOutcome(
+            name,
+            result.status,
+            f"{verb}: {result.passages} passage{'' if result.passages == 1 else 's'}",
+            passages=result.passages,
+            embedded=embedded,
+        )
+
+    def _embed_document(self, collection: str, name: str, report: Progress) -> int:
+        """Embed one document's passages into the library cache (by content
+        hash), so the next retriever over the collection finds them ready."""
+        from ..chunking import chunk_document
+        from ..retrieval.vectors import passage_vectors
+
+        doc = self.library.get_document(collection, name)
+        strategy = next(i.chunking for i in self.library.list_documents(collection) if i.name == name)
+        passages = chunk_document(doc, strategy)  # deterministic: the passages just stored
+        if not passages:
+            return 0
+
+        def step(done: int, total: int) -> None:
+            report(f"{name}: embedded {done} of {total} passages", 0.5 + 0.5 * done / max(total, 1))
+
+        _, embedded = passage_vectors(passages, self.indexes.embedder, self.library, progress=step)
+        return embedded
+
+    def original_bytes(self, collection: str, name: str) -> bytes | None:
+        """The original file of a PDF document, when it is available."""
+        return self.originals.read(collection, name)
+
+    def remove(self, collection: str, name: str) -> bool:
+        self.collections.check_writable(collection)
+        return self.library.remove_document(collection, name)
+
+    def rechunk(self, collection: str, name: str, chunking: str, progress: Progress | None = None) -> int:
+        """Re-cut one document with another strategy and embed its new passages."""
+        check_chunking(chunking)
+        self.collections.check_writable(collection)
+        count = self.library.rechunk(collection, name, chunking)
+        self._embed_document(collection, name, progress or _quiet)
+        return count
+
+    def passages_of(self, collection: str, name: str) -> list[Passage]:
+        self.library.get_document(collection, name)  # raises a clear error for an unknown document
+        return [p for p in self.indexes.retriever(collection).passages if p.doc == name]
+
+    def whole_document_names(self, collection: str) -> list[str]:
+        return [info.name for info in self.documents(collection) if info.chunking == "whole"]
+
+    def document_view(
+        self, collection: str, name: str, first_line: int, last_line: int, context: int = 8
+    ) -> DocumentView:
+        """Lines ``first_line..last_line`` of a document marked, with
+        ``context`` lines either side (the reader opens scrolled to them)."""
+        return view_of(self.library.get_document(collection, name), first_line, last_line, context)
+
+    def marked_pdf_page(self, collection: str, name: str, first_line: int, last_line: int) -> bytes | None:
+        """The cited page of a PDF as a one-page PDF with the cited lines
+        highlighted (None when the original is not available)."""
+        data = self.original_bytes(collection, name)
+        if data is None:
+            return None
+        return marked_page(self.library.get_document(collection, name), data, first_line, last_line)

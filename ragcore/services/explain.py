@@ -1,0 +1,146 @@
+"""Live figures of a collection for the "How it works" page."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Protocol
+
+from ..answer.models import ModelConfig, find_model
+from ..store import Library
+from .asking import Asking, LastQuery
+from .indexes import Indexes
+
+
+class FusionLike(Protocol):
+    method: str
+    k: float
+
+
+@dataclass
+class CollectionFacts:
+    """Live figures of a loaded collection ("How it works")."""
+
+    collection: str
+    documents: int
+    passages: int
+    chunkings: dict[str, int]
+    kinds: dict[str, int]
+    embedding_model: str | None
+    embedding_load_s: float | None
+    vectors_cached: int
+    dense_ready: bool
+    reranker_status: str
+    build_seconds: dict[str, float]
+    last_query: LastQuery | None
+
+
+class Explain:
+    """What the "How it works" page shows about the live system."""
+
+    def __init__(self, library: Library, indexes: Indexes, asking: Asking) -> None:
+        self.library = library
+        self.indexes = indexes
+        self.asking = asking
+
+    def pipeline(self) -> PipelineFigures:
+        """The settings each stage of the pipeline runs with."""
+        return pipeline_figures()
+
+    def model(self, env: Mapping[str, str] | None = None) -> ModelConfig | None:
+        """The model that writes answers, or None (extractive answers)."""
+        return find_model(env)
+
+    def facts(self, collection: str, session: str | None = None) -> CollectionFacts:
+        """Live figures of ``collection``; the last query is the session's own
+        under session isolation (another visitor's question is never shown),
+        else the last of any session."""
+        infos = self.library.list_documents(collection)
+        retriever = self.indexes.retriever(collection)
+        chunkings: dict[str, int] = {}
+        kinds: dict[str, int] = {}
+        for info in infos:
+            chunkings[info.chunking] = chunkings.get(info.chunking, 0) + 1
+            kinds[info.kind] = kinds.get(info.kind, 0) + 1
+        embedder = self.indexes.loaded_embedder or (retriever.embedder if retriever.dense_ready else None)
+        model_id = getattr(embedder, "model_id", None)
+        return CollectionFacts(
+            collection=collection,
+            documents=len(infos),
+            passages=len(retriever.passages),
+            chunkings=chunkings,
+            kinds=kinds,
+            embedding_model=model_id,
+            embedding_load_s=getattr(embedder, "load_seconds", None),
+            vectors_cached=self.library.count_vectors(model_id),
+            dense_ready=retriever.dense_ready,
+            reranker_status=getattr(self.indexes.reranker, "status", "none configured"),
+            build_seconds=dict(retriever.build_seconds),
+            last_query=self.asking.last_query_of(collection, session),
+        )
+
+
+@dataclass(frozen=True)
+class PipelineFigures:
+    """The settings each stage runs with, read from the modules that own them."""
+
+    heading_limit: int  # characters of a heading passage at most
+    sentence_limit: int  # characters of a sentence passage at most
+    sentence_carry: int  # sentences carried into the next passage
+    bm25_k1: float
+    bm25_b: float
+    heading_weight: float
+    adjacency_weight: float
+    embed_batch: int
+    candidates: int  # per signal, before fusion
+    rerank_depth: int
+    fusion_name: str
+    fusion_description: str
+    extractive_sentences: int
+
+
+def pipeline_figures() -> PipelineFigures:
+    """What "How it works" states about each stage, from the modules that do it."""
+    from .. import chunking
+    from ..answer import extractive
+    from ..retrieval import DEFAULT_FUSION, BM25Params
+    from ..retrieval import retriever as retrieval
+    from ..retrieval.vectors import EMBED_BATCH
+
+    params = BM25Params()
+    name, description = fusion_description(DEFAULT_FUSION)
+    return PipelineFigures(
+        heading_limit=chunking.HEADING_LIMIT,
+        sentence_limit=chunking.SENTENCE_LIMIT,
+        sentence_carry=chunking.SENTENCE_CARRY,
+        bm25_k1=params.k1,
+        bm25_b=params.b,
+        heading_weight=params.heading_weight,
+        adjacency_weight=params.adjacency_weight,
+        embed_batch=EMBED_BATCH,
+        candidates=retrieval.CANDIDATES,
+        rerank_depth=retrieval.RERANK_DEPTH,
+        fusion_name=name,
+        fusion_description=description,
+        extractive_sentences=extractive.MAX_SENTENCES,
+    )
+
+
+# The bullet of ``ragcore.retrieval.fusion``'s docstring that describes each method.
+_FUSION_BULLETS = {"agreement": "Agreement-weighted RRF", "rrf": "Reciprocal rank fusion", "convex": "Convex"}
+
+
+def fusion_description(config: FusionLike) -> tuple[str, str]:
+    """(short name, description) of a fusion configuration, the description
+    taken from the fusion module's own notes with its parameters filled in,
+    so the page never restates the formula."""
+    from ..retrieval import fusion
+
+    label = _FUSION_BULLETS.get(config.method, config.method)
+    bullets = [" ".join(b.split()) for b in (fusion.__doc__ or "").split("\n- ")[1:]]
+    text = next((b for b in bullets if b.startswith(label)), label)
+    text = text.split(". The constants")[0].rstrip(".") + "."
+    for field_name in ("depth", "pool", "k"):
+        text = text.replace(f"``{field_name}``", f"{getattr(config, field_name, field_name):g}")
+    short = text.split(":")[0].split(" (")[0]
+    return (short if config.method == "convex" else f"{short}, k = {config.k:g}"), text

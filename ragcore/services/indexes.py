@@ -1,0 +1,141 @@
+"""The models and the in-memory indexes over collections.
+
+One retriever per collection, rebuilt only when the collection's fingerprint
+changes; the demo's is always kept, others are evicted beyond
+``MAX_RETRIEVERS``. The embedding model and the reranker load once, lazily.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..store import Library
+from .common import DEMO_COLLECTION
+
+if TYPE_CHECKING:
+    from ..corpus import Corpus
+    from ..retrieval import Retriever
+    from ..retrieval.embedding import Embedder
+    from ..retrieval.rerank import Reranker
+
+MAX_RETRIEVERS = 8  # indexes kept in memory at once (the demo's is always kept)
+
+
+class Indexes:
+    """Retrievers over the library's collections, and the models they use."""
+
+    def __init__(
+        self,
+        library: Library,
+        demo_vectors: Path,
+        embedder: Embedder | None = None,
+        reranker: Reranker | None = None,
+    ) -> None:
+        self.library = library
+        self.demo_vectors = demo_vectors
+        self._embedder = embedder
+        self._reranker = reranker
+        self._lock = threading.RLock()
+        self._dense_lock = threading.Lock()
+        self._retrievers: dict[str, tuple[str, Retriever]] = {}
+        self._demo_seeded = False
+        self.seeded_vectors = 0
+
+    @property
+    def embedder(self) -> Embedder:
+        """The embedding model (loaded once per process)."""
+        if self._embedder is None:
+            from ..retrieval.embedding import get_embedder
+
+            self._embedder = get_embedder()
+        return self._embedder
+
+    @property
+    def loaded_embedder(self) -> Embedder | None:
+        """The embedding model if it is loaded already, else None (never loads it)."""
+        return self._embedder
+
+    @property
+    def reranker(self) -> Reranker:
+        """The cross-encoder of RAGCORE_RERANKER_DIR (status "none configured" without one)."""
+        if self._reranker is None:
+            from ..retrieval.rerank import get_reranker
+
+            self._reranker = get_reranker()
+        return self._reranker
+
+    def retriever(self, collection: str) -> Retriever:
+        """The retriever over ``collection``, rebuilt only when its documents or
+        chunking change (keyed by the library's fingerprint)."""
+        from ..corpus import corpus_from_library
+
+        with self._lock, self.library.reading():
+            # Fingerprint and corpus come from one snapshot, so an index is
+            # never filed under a state it was not built from.
+            fingerprint = self.library.fingerprint(collection)
+            cached = self._retrievers.get(collection)
+            if cached is not None and cached[0] == fingerprint:
+                return cached[1]
+            corpus = corpus_from_library(self.library, collection)
+            retriever = self.new_retriever(corpus)
+            self._retrievers.pop(collection, None)
+            self._retrievers[collection] = (fingerprint, retriever)  # most recently built last
+            evictable = [name for name in self._retrievers if name != DEMO_COLLECTION]
+            while len(self._retrievers) > MAX_RETRIEVERS and evictable:
+                # Private per-session collections would otherwise pile up; an evicted
+                # index is rebuilt from the library (vectors cached) when asked again.
+                del self._retrievers[evictable.pop(0)]
+            return retriever
+
+    def new_retriever(self, corpus: Corpus) -> Retriever:
+        """A retriever over ``corpus`` with this library's vector cache and models
+        (the model loads only on first dense use; it gets ours once loaded)."""
+        from ..retrieval import Retriever
+
+        return Retriever(corpus, library=self.library, embedder=self._embedder, reranker=self.reranker)
+
+    def forget(self, collections: Iterable[str]) -> None:
+        """Drop the indexes of collections that no longer exist."""
+        with self._lock:
+            for name in collections:
+                self._retrievers.pop(name, None)
+
+    def ensure_dense(self, collection: str, progress: Callable[[int, int], None] | None = None) -> int:
+        """Make the dense index of ``collection`` ready (vectors from the
+        library cache, the rest embedded once); returns how many were embedded."""
+        retriever = self.retriever(collection)
+        with self._dense_lock:  # one embedding pass at a time, whoever asks first
+            if collection == DEMO_COLLECTION:
+                self._seed_demo_vectors()
+            return retriever.ensure_dense(progress)
+
+    def dense_ready(self, collection: str) -> bool:
+        return self.retriever(collection).dense_ready
+
+    def missing_vectors(self, collection: str) -> int:
+        """Passages of ``collection`` without a cached vector for the model."""
+        retriever = self.retriever(collection)
+        if retriever.dense_ready:
+            return 0
+        if collection == DEMO_COLLECTION:
+            with self._dense_lock:
+                self._seed_demo_vectors()
+        hashes = list({p.content_hash for p in retriever.passages})
+        return len(hashes) - len(self.library.get_vectors(hashes, self.embedder.model_id))
+
+    def _seed_demo_vectors(self) -> None:
+        """Copy the shipped demo vectors (``corpus/demo.vectors.npz``) into the
+        library cache once, so the demo needs no embedding pass when they
+        were made by the model in use."""
+        if self._demo_seeded:
+            return
+        self._demo_seeded = True
+        if self.demo_vectors.is_file():
+            from ..retrieval.vectors import seed_from_precomputed
+
+            self.seeded_vectors = seed_from_precomputed(
+                self.library, self.demo_vectors, self.embedder.model_id
+            )

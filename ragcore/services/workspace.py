@@ -1,0 +1,90 @@
+"""The app's services over one library, composed once per process.
+
+A page takes the service it needs from the :class:`Workspace` (``ws.asking``,
+``ws.docs``, ...) and renders what it returns; the Workspace itself holds no
+behaviour beyond wiring and the start-up warm-up.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .. import config
+from ..store import Library
+from .asking import Asking
+from .collections import Collections
+from .common import DEMO_COLLECTION, DEMO_DIR, DEMO_VECTORS
+from .documents import Documents
+from .evaluation import Evaluations
+from .explain import Explain
+from .indexes import Indexes
+from .originals import Originals
+from .review import Review
+
+if TYPE_CHECKING:
+    from ..retrieval.embedding import Embedder
+    from ..retrieval.rerank import Reranker
+
+log = logging.getLogger(__name__)
+
+
+class Workspace:
+    """One library (``RAGCORE_HOME``) and the services over it.
+
+    Thread-safe enough for Streamlit: sessions share one Workspace (a cached
+    resource); the index cache is guarded by a lock and the library gives
+    each thread its own SQLite connection.
+    """
+
+    def __init__(
+        self,
+        home: Path | str | None = None,
+        *,
+        demo_dir: Path = DEMO_DIR,
+        demo_vectors: Path = DEMO_VECTORS,
+        results_dir: Path | None = None,
+        embedder: Embedder | None = None,
+        reranker: Reranker | None = None,
+    ) -> None:
+        self.home = Path(home) if home is not None else config.settings().home
+        self.library = Library(self.home)
+        self.demo_dir = demo_dir
+        self.demo_vectors = demo_vectors
+        self.indexes = Indexes(self.library, demo_vectors, embedder, reranker)
+        originals = Originals(self.library, self.home, demo_dir)
+        self.collections = Collections(self.library, self.indexes, originals, demo_dir)
+        self.docs = Documents(self.library, self.indexes, self.collections, originals)
+        self.asking = Asking(self.library, self.indexes)
+        self.review = Review(self.library, self.asking)
+        self.evaluation = Evaluations(self.library, self.indexes, results_dir)
+        self.explain = Explain(self.library, self.indexes, self.asking)
+        self.warm_thread: threading.Thread | None = None  # the background warm-up, once started
+        self.warm_error: str | None = None  # why the background warm-up failed, if it did
+        self._warm_lock = threading.Lock()
+        self.collections.expire_sessions()  # private collections of sessions that ended while no app ran
+
+    def warm_up(self, collection: str = DEMO_COLLECTION) -> None:
+        """Load the demo, the model and the demo's indexes (run in a background
+        thread at start-up, so the first question finds them ready)."""
+        self.collections.ensure_demo()
+        self.indexes.ensure_dense(collection)
+
+    def start_warm_up(self) -> threading.Thread:
+        """Warm up in a background thread, once per Workspace. A failure is
+        logged with its traceback and kept in ``warm_error`` for the app to
+        show; the first question then loads what it needs itself."""
+        with self._warm_lock:
+            if self.warm_thread is None:
+                self.warm_thread = threading.Thread(target=self._warm, name="ragcore-warm-up", daemon=True)
+                self.warm_thread.start()
+            return self.warm_thread
+
+    def _warm(self) -> None:
+        try:
+            self.warm_up()
+        except Exception as exc:  # a background thread has no caller to raise to
+            log.exception("background warm-up failed")
+            self.warm_error = f"{type(exc).__name__}: {exc}"
