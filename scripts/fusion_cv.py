@@ -130,7 +130,7 @@ def dense_rankings(coll: Collection, library: Library, cache: Path) -> dict[str,
 
 
 def bm25_rankings(coll: Collection, params: BM25Params) -> tuple[BM25Index, dict[str, Ranking]]:
-    index = BM25Index.from_texts((p.text for p in coll.passages), [p.label for p in coll.passages], params)
+    index = BM25Index.from_passages(coll.passages, params)
     return index, {qid: index.search(text, DEPTH) for qid, text, _ in coll.questions}
 
 
@@ -179,23 +179,23 @@ def candidate_families() -> dict[str, dict[str, Fuser]]:
     }
     for feature in ("dense_coverage", "support"):
         for k in (20, 60):
-            for t in (0.05, 0.1, 0.2, 0.3, 0.5):
+            for t in (0.05, 0.1, 0.2, 0.3, 0.5, 0.7):
                 for low in (0.0, 0.2, 0.4):
                     for soft in (False, True):
-                        for pin in (True, False):
-                            name = f"{feature} {'ramp to' if soft else '>='} {t} else x{low} k={k}{' pin' if pin else ''}"
-                            families["query-signal rrf"][name] = _gated(k, feature, t, low, pin, soft)
+                        name = f"{feature} {'ramp to' if soft else '>='} {t} else x{low} k={k}"
+                        families["query-signal rrf"][name] = _gated(k, feature, t, low, True, soft)
     return families
 
 
 BM25_GRID: dict[str, BM25Params] = {
-    f"{stop} k1={k1} b={b} heading={h} adjacency={a}": BM25Params(
-        k1=k1, b=b, heading_weight=h, adjacency_weight=a, stop_list=stop
+    f"{stop} k1={k1} b={b} heading={h}{' +name' if name else ''} adjacency={a}": BM25Params(
+        k1=k1, b=b, heading_weight=h, adjacency_weight=a, stop_list=stop, name_in_heading=name
     )
     for stop in ("short", "english")
     for k1, b in ((1.2, 0.75), (0.9, 0.4))
     for h in (0.0, 0.5)
-    for a in ((0.0, 0.5) if (stop, k1, h) == ("english", 1.2, 0.5) else (0.0,))
+    for name in ((False, True) if h else (False,))
+    for a in ((0.0, 0.5) if (stop, k1, h, name) == ("english", 1.2, 0.5, True) else (0.0,))
 }
 
 

@@ -25,10 +25,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from itertools import pairwise
+from pathlib import PurePosixPath
 
 import numpy as np
 from scipy import sparse
 
+from ..records import Passage
 from ..text import STOP_LISTS, StopList, identifiers, search_terms
 
 
@@ -50,6 +52,10 @@ class BM25Params:
     # Identifiers and amounts are indexed whole as well as by their parts
     # (text.search_terms), so an exact code outranks passages sharing a fragment.
     whole_identifiers: bool = True
+    # The heading field also carries the document's name ("sla.md" ->
+    # "sla"), the only title a passage of a Markdown or PDF file keeps
+    # (the heading path leaves the document title out).
+    name_in_heading: bool = True
 
     def plain(self) -> BM25Params:
         """rank_bm25's conventions exactly: both bonuses off, only negative
@@ -61,6 +67,18 @@ class BM25Params:
         return search_terms(
             text, stemming=self.stemming, stop_words=STOP_LISTS[self.stop_list], whole=self.whole_identifiers
         )
+
+
+def heading_texts(passages: Iterable[Passage], params: BM25Params | None = None) -> list[str]:
+    """The text of each passage's heading field: its heading path, and with
+    ``name_in_heading`` its document's name when that has letters (BEIR ids
+    are numbers)."""
+    params = params or BM25Params()
+    out = []
+    for p in passages:
+        name = PurePosixPath(p.doc).stem if params.name_in_heading else ""
+        out.append(f"{name} {p.label}" if any(c.isalpha() for c in name) else p.label)
+    return out
 
 
 class BM25Index:
@@ -143,6 +161,12 @@ class BM25Index:
         else:
             self.bigram_keys = np.zeros(0, dtype=np.int64)
             self.bigrams = sparse.csc_matrix((n_docs, 0), dtype=np.float32)
+
+    @classmethod
+    def from_passages(cls, passages: Sequence[Passage], params: BM25Params | None = None) -> BM25Index:
+        """An index over passages' texts, with their heading fields."""
+        params = params or BM25Params()
+        return cls.from_texts((p.text for p in passages), heading_texts(passages, params), params)
 
     @classmethod
     def from_texts(

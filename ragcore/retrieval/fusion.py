@@ -194,3 +194,34 @@ def pin_rows(fused: Ranking, rows: Sequence[int]) -> list[tuple[int, float]]:
 def _sorted(fused: dict[int, float]) -> list[tuple[int, float]]:
     # Ties broken by row so a fused list is reproducible.
     return sorted(fused.items(), key=lambda item: (-item[1], item[0]))
+
+
+@dataclass(frozen=True)
+class SignalRule:
+    """The default hybrid fusion: RRF whose BM25 weight is set per query by
+    ``gated_rrf`` from the query signals. Chosen by leave-one-collection-out
+    cross-validation (``scripts/fusion_study.py --cv``, docs/decisions.md)."""
+
+    k: float = 20.0
+    feature: GateFeature = "support"
+    threshold: float = 0.5
+    low: float = 0.0
+    soft: bool = False
+    pin: bool = True
+
+    def fuse(self, lexical: Ranking, dense: Ranking, signals: QuerySignals) -> list[tuple[int, float]]:
+        fused, _ = gated_rrf(
+            lexical,
+            dense,
+            signals,
+            k=self.k,
+            feature=self.feature,
+            threshold=self.threshold,
+            low=self.low,
+            pin=self.pin,
+            soft=self.soft,
+        )
+        return fused
+
+
+DEFAULT_RULE = SignalRule()
