@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from ragcore.retrieval.bm25 import BM25Index, BM25Params, top_k
+from ragcore.retrieval.bm25 import BM25Index, BM25Params, heading_texts, top_k
 from ragcore.text import identifiers, search_terms, tokenize
 
 FILLER = [f"Unrelated note number {i} about lunch menus and parking." for i in range(8)]
@@ -122,3 +122,16 @@ def test_code_written_differently_still_meets():
     assert idx.search("ISO 27001")[0][0] == 0
     idx = _index(["The Pro plan is $1,199 a year.", "The Team plan is $1,099 a year."])
     assert idx.search("1199")[0][0] == 0
+
+
+def test_heading_field_carries_the_document_name():
+    from ragcore.records import Passage
+
+    def passage(doc: str, label: str) -> Passage:
+        return Passage(doc, 0, 1, 1, 0, 10, label, "Monthly uptime is 99.9% for every plan.")
+
+    passages = [passage("sla.md", "Commitments"), passage("faq.md", "Commitments"), passage("1033", "A title")]
+    assert heading_texts(passages) == ["sla Commitments", "faq Commitments", "A title"]
+    assert heading_texts(passages, BM25Params(name_in_heading=False))[0] == "Commitments"
+    index = BM25Index.from_passages(passages + [passage(f"note-{i}.md", "x") for i in range(6)])
+    assert index.search("what uptime does the SLA promise")[0][0] == 0
