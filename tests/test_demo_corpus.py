@@ -41,6 +41,8 @@ NO_CONTROL = (
     "security-overview.pdf",
     "board-update-2025-q4.pdf",
     "data-processing-addendum.pdf",
+    "api-error-reference.md",
+    "security-advisories.md",
 )
 
 # Key sentences of the built-in situations, verbatim (white space collapsed).

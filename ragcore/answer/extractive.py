@@ -174,7 +174,7 @@ def _money_sentences(lens: Lens, cites: _Citations, budget: int) -> list[AnswerS
         if m.text.lstrip().startswith("|"):
             # a table row reads better as "subject: amount per period"
             amount = format_amount(figure.amount, figure.currency)
-            text = f"{(m.subject or m.label).capitalize()}: {amount}{_period_text(m.period)}"
+            text = f"{(m.subject or m.label).capitalize()}: {amount}{_period_text(m.per)}"
             kind = "table-row"
         else:
             text = _quote(m.text)

@@ -284,10 +284,8 @@ class FoundFinding:
 
 
 def _mention_unit(mention: Mention) -> str | None:
-    """What a found mention is per: its ``per`` (unit and period) when the lens
-    gives one, else its period."""
-    per = getattr(mention, "per", None)
-    return per if per is not None else getattr(mention, "period", None)
+    """What a found mention is per: unit and period together ("GB/month")."""
+    return mention.per
 
 
 def _fits_figure(found: FoundFigure, gold: GoldFigure) -> bool:

@@ -115,22 +115,41 @@ def statement(text: str, term: str | None = None) -> Statement:
     drop = _GENERIC | set(tokenize(" ".join(_NEGATORS)))
     if term is not None:
         drop |= set(tokenize(text[span[0] : span[1]]))
-    topic = content_words(text[clause[0] : clause[1]]) - drop
+    topic = _lemmas(content_words(text[clause[0] : clause[1]])) - drop
     if not topic:
         # "it is not a guarantee": the clause names its subject by a pronoun
-        topic = content_words(text) - drop
+        topic = _lemmas(content_words(text)) - drop
     return Statement(text=text, subject=frozenset(topic), denies=denies, asserted=asserted)
+
+
+# A denial about the offering as a whole ("we make no guarantees that our
+# Services ...", "the Service is provided as is") is about every part of it.
+_WHOLE_OFFERING = frozenset(tokenize("service services product products software platform"))
 
 
 def same_subject(a: Statement, b: Statement, anchored: bool) -> bool:
     """Claims about one thing: with a shared absolute term (``anchored``) one
-    shared topic word is enough; otherwise two shared topic words, or half
-    of the smaller claim's."""
+    shared topic word is enough, and a denial naming the whole offering
+    covers every claim of its term; otherwise two shared topic words, or
+    half of the smaller claim's."""
     shared = len(a.subject & b.subject)
     if anchored:
-        return shared >= 1
+        denial = a if a.denies else b
+        return shared >= 1 or (a.denies != b.denies and bool(denial.subject & _WHOLE_OFFERING))
     smaller = min(len(a.subject), len(b.subject))
     return shared >= 2 or (smaller > 0 and shared * 2 >= smaller)
+
+
+# Irregular forms that stemming leaves apart ("never lose" / "never be lost").
+_IRREGULAR = {
+    "lost": "lose", "sold": "sell", "kept": "keep", "held": "hold", "sent": "send", "paid": "pay",
+    "written": "write", "wrote": "write", "taken": "take", "took": "take", "given": "give", "gave": "give",
+    "shown": "show", "known": "know", "made": "make", "built": "build", "run": "run", "ran": "run",
+}  # fmt: skip
+
+
+def _lemmas(words: frozenset[str] | set[str]) -> set[str]:
+    return {_IRREGULAR.get(w, w) for w in words}
 
 
 def _key(text: str) -> str:

@@ -1,15 +1,31 @@
-"""Risk lens: absolute wording in the retrieved passages, and contradictions.
+"""Risk lens: absolute wording and commitments, their negation, and contradictions.
 
-Absolute claims ("always", "never", "guarantee", "unlimited", "100%") are where
-a policy over-promises or a contract takes on risk. Each one is found with a
-word pattern, checked for negation with a short look-back window in the same
-clause in the manner of NegEx (Chapman et al. 2001, "A simple algorithm for
-identifying negated findings and diseases in discharge summaries"), and
-given a subject: the words it governs. A plain and a negated absolute of the
-same kind about the same subject contradict each other ("we guarantee 99.99%
-uptime" against "we make no guarantees ..."). A disclaimer about the
-service as a whole ("no guarantees that our Services ...") covers every
-specific promise of its kind, so it is compared with all of them.
+Absolute wording is where a policy over-promises or a contract takes on
+risk. The documented list (``ABSOLUTES``, one pattern per kind):
+
+- commitments: guarantee(s/d), warranty/warrants, promise(s/d), and the
+  disclaimer "as is" / "as available" (which denies a warranty);
+- always: always, at all times, at every moment, forever, in perpetuity;
+  never (a negative absolute: "never sell your data" asserts it);
+- unlimited; 100% / 100 percent; fully; any and all; absolutely; without
+  exception; under no circumstances; risk-free / no risk / zero risk.
+
+Bare quantifiers and modals are absolute only inside a commitment: "all",
+"every", "any" or "everything" starting a clause's subject that is followed by
+is/are/will be and a past participle ("all data is encrypted", "every access
+is logged"), and must/will/shall with a deadline ("must respond within 4
+hours"). A word that names a clause or refers back ("7. Warranties and
+disclaimers", "breach of this warranty") is not a claim.
+
+Negation, as NegEx does (Chapman et al. 2001): a negating word a few words
+before the term in its clause ("no guarantees", "not always", "does not
+warrant"), a quoted claim followed by "is not", and the scope of a denied
+commitment: later absolutes in the same sentence are denied too ("does not
+warrant that ... content will never be lost").
+
+Contradictions are judged by the shared rule in ``ragcore.lenses.contradiction``
+(same subject, one affirms what the other denies), with each finding's own
+negation as what it denies.
 """
 
 from __future__ import annotations
@@ -19,77 +35,76 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from ragcore.lenses.contradiction import Statement, contradicts, statement
 from ragcore.lenses.spans import collapse, line_bounds, passage_lines, phrase_bounds, sentence_at
 from ragcore.records import Hit
-from ragcore.text import sentence_spans, tokenize
+from ragcore.text import sentence_spans
 
-# (family, polarity, pattern). Polarity -1 marks wording that is itself the
-# negative absolute ("never" is the opposite of "always"); such terms are
-# not checked for further negation.
-_TERMS: tuple[tuple[str, int, str], ...] = (
-    ("guarantee", 1, r"guarantee[sd]?|guaranteeing"),
-    ("warranty", 1, r"warrant(?:y|ies)"),
-    ("promise", 1, r"promise[sd]?"),
-    ("always", 1, r"always"),
-    ("always", -1, r"never"),
-    ("unlimited", 1, r"unlimited"),
-    ("100%", 1, r"100(?:\.0+)?\s?%|100\s+percent"),
-    ("all", 1, r"all"),
-    ("none", -1, r"none"),
-    ("no risk", -1, r"no[- ]risk|risk[- ]free|zero[- ]risk|without\s+(?:any\s+)?risk"),
-    ("at no cost", -1, r"at\s+no\s+(?:extra\s+|additional\s+)?(?:cost|charge)|free\s+of\s+charge"),
-    ("will not", -1, r"will\s+not|won['’]t"),
-    ("must", 1, r"must(?:\s+not|n['’]t)?"),
-    ("forever", 1, r"forever|in\s+perpetuity"),
+# (family, kind, pattern). Kind "denial" is wording that itself denies a
+# commitment ("as is"); "negative" is a negative absolute ("never") that is
+# not negated by a word before it.
+ABSOLUTES: tuple[tuple[str, str, str], ...] = (
+    ("guarantee", "plain", r"guarantee[sd]?|guaranteeing"),
+    ("warranty", "plain", r"warrant(?:y|ies|s)"),
+    ("promise", "plain", r"promise[sd]?"),
+    ("warranty", "denial", r"[\"“]?as\s+is[\"”]?(?=\s+(?:and|or|basis)\b|[\"”,.])"),
+    ("always", "plain", r"always|at\s+all\s+times|at\s+every\s+moment|forever|in\s+perpetuity"),
+    ("always", "negative", r"never"),
+    ("unlimited", "plain", r"unlimited"),
+    ("100%", "plain", r"100(?:\.0+)?\s?%|100\s+percent"),
+    ("fully", "plain", r"fully"),
+    ("any and all", "plain", r"any\s+and\s+all"),
+    ("absolute", "plain", r"absolutely|without\s+exception|under\s+no\s+circumstances"),
+    ("no risk", "plain", r"risk[- ]free|no[- ]risk|zero[- ]risk"),
 )
+_EDGE_L, _EDGE_R = r"(?<![A-Za-z0-9-])", r"(?![A-Za-z0-9-])"  # "_never_" is the word never
 _TERM = re.compile(
-    "|".join(rf"(?P<t{i}>(?<![\w-])(?:{pattern})(?![\w-]))" for i, (_, _, pattern) in enumerate(_TERMS)),
+    "|".join(rf"(?P<t{i}>{_EDGE_L}(?:{pattern}){_EDGE_R})" for i, (_, _, pattern) in enumerate(ABSOLUTES)),
     re.IGNORECASE,
 )
-# "all" in idioms is not a claim about everything.
-_ALL_IDIOM_BEFORE = re.compile(
-    r"\b(?:at|after|above|first\s+of|all\s+in|once\s+and\s+for)\s+$", re.IGNORECASE
+# Bare quantifiers inside a commitment.
+_PARTICIPLE = r"(?:\w+ed|written|taken|kept|shown|known|seen|given|held|sent|stored|done|made|paid|built|run)"
+_QUANTIFIED = re.compile(
+    r"(?:^|(?<=[,;:.*\-–—])\s*|\b(?:and|but|that|not)\s+)(?P<q>all|every|any|everything)\b"
+    rf"[^.;:,]{{0,60}}?\b(?:is|are|will\s+be|gets?|get)\s+(?:\w+ly\s+)?{_PARTICIPLE}\b",
+    re.IGNORECASE | re.MULTILINE,
 )
-_ALL_IDIOM_AFTER = re.compile(r"\s+(?:right|but|of\s+a\s+sudden|in\s+all)\b", re.IGNORECASE)
+_DEADLINE = re.compile(
+    r"\b(?P<q>must|will|shall)\b(?:\s+not)?[^.;]{0,60}?\bwithin\s+(?:\d+|one|two|three|four|five|ten|thirty)\b",
+    re.IGNORECASE,
+)
+WEAK_TERMS = frozenset({"all", "must"})  # the commitment families, listed after the rest
 
-# NegEx-style triggers that negate an absolute a few words later.
 _NEGATORS = frozenset(
-    re.split(
-        r"\s+",
-        "no not never without nor neither cannot can't don't doesn't didn't isn't aren't wasn't won't "
-        "shouldn't wouldn't couldn't disclaim disclaims disclaimed",
-    )
+    "no not never without nor neither cannot can't don't doesn't didn't isn't aren't wasn't won't "
+    "shouldn't wouldn't couldn't disclaim disclaims disclaimed".split()
 )
 _TERMINATORS = frozenset({"and", "but", "however", "although", "though"})
 _NEGATION_WINDOW = 3  # words before the term, within its clause
 _CLAUSE_END = re.compile(r"[,;:!?()\n]|\.(?!\d)|\s[-–—]\s|\bbut\b", re.IGNORECASE)
+_QUOTED_DENIED = re.compile(r"[^\"”]{0,40}[\"”]\s*(?:is|are)\s+(?:not|no)\b", re.IGNORECASE)
+_NOUN_TERMS = frozenset({"guarantee", "warranty", "promise"})
+# "100% of X" without a verb after X is a share; "100% of data is encrypted" is a claim.
+_SHARE_OF = re.compile(r"\s+of\s+(?![^.;,]{0,40}\b(?:is|are|will\s+be)\b)", re.IGNORECASE)
+_REFERENCE = re.compile(r"\b(?:this|that|such|said|these|those)\s+$", re.IGNORECASE)
+_CLAUSE_TITLE = re.compile(r"^\s*#*\s*(?:\d+(?:\.\d+)*\.?|section\s+\d+\.?)\s+\S", re.IGNORECASE)
 _SUBJECT_WORDS = 8
-_SUBJECT_SKIP = frozenset(re.split(r"\s+", "that to you we us they it i our your their the a an is are be"))
-# Generic words left out when comparing subjects.
-_GENERIC = frozenset(
-    tokenize(
-        "we you they our your their us will would shall can may make makes made provide provides "
-        "any every that this these those not no"
-    )
-)
-# Commitments (not "all" or "always") can be blanket: a disclaimer whose
-# subject names the whole offering covers every specific promise.
-_COMMITMENTS = frozenset({"guarantee", "warranty", "promise"})
-# Wording that is absolute but rarely a risk on its own; listed after the rest.
-WEAK_TERMS = frozenset({"all", "none", "must", "will not"})
-# A subject naming the whole offering makes a statement blanket.
-_BLANKET = frozenset(
-    tokenize(
-        "service services product products software platform app apps application site website anything everything"
-    )
-)
+_SUBJECT_SKIP = frozenset("that to you we us they it i our your their the a an is are be".split())
+# Families that are one kind of claim for the contradiction rule.
+# Families that make one kind of claim: a guarantee and a warranty (and "as is",
+# which denies one) are one commitment; every other family is its own kind
+# ("always" holds "never", "at all times" and "forever").
+_KIND_OF_CLAIM = {"guarantee": "commitment", "warranty": "commitment"}
+_CLAIM_PATTERN = {
+    "commitment": r"guarantee[sd]?|guaranteeing|warrant(?:y|ies|s)|as\s+is",
+}
 
 
 @dataclass(frozen=True)
 class Finding:
     """One absolute wording at one place in one document."""
 
-    term: str  # the family: "guarantee", "always", "unlimited", ...
+    term: str  # the family: "guarantee", "always", "unlimited", "all", "must", ...
     wording: str  # as written, with its negator: "no guarantees"
     negated: bool
     subject: str
@@ -103,6 +118,8 @@ class Finding:
     hit_rank: int
     polarity: int  # +1 asserts the absolute, -1 denies it
     contradicts: tuple[int, ...] = ()  # indexes into RiskLens.findings
+    sentence: int = 0  # document offset of the sentence holding the term
+    matched: str = ""  # the term as written, without its negator
 
     def to_json(self) -> dict:
         return {
@@ -123,6 +140,7 @@ class Finding:
 class RiskLens:
     findings: tuple[Finding, ...]  # findings in a contradiction first
     contradictions: tuple[tuple[int, int], ...]  # index pairs (i < j)
+    documents_read: int = 0
 
 
 @dataclass(frozen=True)
@@ -138,6 +156,8 @@ class TermMatch:
     end: int
     phrase_start: int
     phrase_end: int
+    sentence_start: int = 0
+    wording_start: int = 0  # where the wording starts (its negator, or the term)
 
 
 def _negator_before(text: str, clause_start: int, start: int, taken: list[tuple[int, int]]) -> int | None:
@@ -165,8 +185,7 @@ def _clause(text: str, start: int, end: int, line: tuple[int, int]) -> tuple[int
     for m in _CLAUSE_END.finditer(text, line[0], start):
         lo = m.end()
     m = _CLAUSE_END.search(text, end, line[1])
-    hi = m.start() if m else line[1]
-    return lo, hi
+    return lo, (m.start() if m else line[1])
 
 
 def _subject(text: str, clause: tuple[int, int], start: int, end: int) -> str:
@@ -174,7 +193,7 @@ def _subject(text: str, clause: tuple[int, int], start: int, end: int) -> str:
     while after and after[0].lower() in _SUBJECT_SKIP:
         after = after[1:]
     words_ = after[:_SUBJECT_WORDS]
-    if not [w for w in words_ if tokenize(w)]:
+    if not [w for w in words_ if any(c.isalnum() for c in w)]:
         # "uptime is guaranteed": the subject comes before the term
         before = re.findall(r"[\w$€£%.'’-]+", text[clause[0] : start])
         while before and before[-1].lower() in _SUBJECT_SKIP | {"is", "are", "be", "been", "was"}:
@@ -182,111 +201,180 @@ def _subject(text: str, clause: tuple[int, int], start: int, end: int) -> str:
         words_ = before[-_SUBJECT_WORDS:]
         while words_ and words_[0].lower() in _SUBJECT_SKIP:
             words_ = words_[1:]
-    return " ".join(w.rstrip(".").lower().replace("’", "'") for w in words_)
+    return " ".join(w.strip("_*").rstrip(".").lower().replace("’", "'") for w in words_)
+
+
+def _is_claim(text: str, start: int, end: int, family: str, line: tuple[int, int]) -> bool:
+    """Whether a matched word makes a claim: not a clause title ("7.
+    Warranties and disclaimers") nor a reference back ("this warranty")."""
+    row = text[line[0] : line[1]]
+    if _CLAUSE_TITLE.match(row) and len(row.split()) <= 6:
+        return False
+    if family == "100%" and _SHARE_OF.match(text, end):
+        return False  # "emails at 80% and 100% of each allowance": a share, not a claim
+    return not (family in _NOUN_TERMS and _REFERENCE.search(text[max(line[0], start - 12) : start]))
+
+
+def _candidates(text: str) -> list[tuple[str, str, int, int]]:
+    """(family, kind, start, end) of every listed absolute and commitment, in order."""
+    found = []
+    for m in _TERM.finditer(text):
+        index = int(next(k for k, v in m.groupdict().items() if v is not None)[1:])
+        family, kind, _ = ABSOLUTES[index]
+        if _is_claim(text, m.start(), m.end(), family, line_bounds(text, m.start())):
+            found.append((family, kind, m.start(), m.end()))
+    for pattern, family in ((_QUANTIFIED, "all"), (_DEADLINE, "must")):
+        for m in pattern.finditer(text):
+            found.append((family, "plain", m.start("q"), m.end("q")))
+    return sorted(found, key=lambda f: f[2])
+
+
+def _denied(
+    text: str, clause: tuple[int, int], start: int, end: int, taken: list[tuple[int, int]]
+) -> int | None:
+    """Where the denial of the absolute at [start, end) starts, or None."""
+    neg = _negator_before(text, clause[0], start, taken)
+    if neg is not None:
+        return neg
+    if re.search(r"[\"“][^\"”]{0,40}$", text[max(0, start - 41) : start]) and _QUOTED_DENIED.match(text, end):
+        return start  # '"encrypted at all times" is not accurate'
+    return None
 
 
 def find_absolutes(text: str) -> list[TermMatch]:
-    """Every absolute wording in ``text`` with its negation and subject."""
+    """Every absolute wording and commitment in ``text`` with its negation and subject."""
     spans = sentence_spans(text)
     out: list[TermMatch] = []
-    matches = list(_TERM.finditer(text))
-    taken = [(m.start(), m.end()) for m in matches]
-    for m in matches:
-        index = int(next(k for k, v in m.groupdict().items() if v is not None)[1:])
-        family, polarity, _ = _TERMS[index]
-        if family == "all" and (
-            _ALL_IDIOM_BEFORE.search(text[max(0, m.start() - 20) : m.start()])
-            or _ALL_IDIOM_AFTER.match(text, m.end())
-        ):
-            continue
-        line = line_bounds(text, m.start())
-        clause = _clause(text, m.start(), m.end(), line)
-        negated = False
-        wording_start = m.start()
-        if polarity > 0:
-            neg = _negator_before(text, clause[0], m.start(), taken)
-            if neg is not None:
-                negated = True
-                polarity = -1
-                wording_start = neg
-        sentence = sentence_at(spans, m.start(), line)
-        phrase = phrase_bounds(text, sentence, m.start())
+    candidates = _candidates(text)
+    taken = [(a, b) for _, _, a, b in candidates]
+    denied_sentences: dict[tuple[int, int], int] = {}  # sentence -> offset where a denied commitment starts
+    for family, kind, start, end in candidates:
+        line = line_bounds(text, start)
+        clause = _clause(text, start, end, line)
+        sentence = sentence_at(spans, start, line)
+        neg = (
+            None
+            if kind == "negative"
+            else (start if kind == "denial" else _denied(text, clause, start, end, taken))
+        )
+        scope = denied_sentences.get(sentence)
+        negated = neg is not None or (scope is not None and scope < start)
+        if negated and family in _KIND_OF_CLAIM and sentence not in denied_sentences:
+            denied_sentences[sentence] = start
+        phrase = phrase_bounds(text, sentence, start)
         out.append(
             TermMatch(
                 term=family,
-                polarity=polarity,
-                wording=collapse(text[wording_start : m.end()]),
+                polarity=-1 if negated else 1,
+                wording=collapse(text[neg if neg is not None else start : end]),
                 negated=negated,
-                subject=_subject(text, clause, m.start(), m.end()),
-                start=m.start(),
-                end=m.end(),
+                subject=_subject(text, clause, start, end),
+                start=start,
+                end=end,
                 phrase_start=phrase[0],
                 phrase_end=phrase[1],
+                sentence_start=sentence[0],
+                wording_start=neg if neg is not None else start,
             )
         )
     return out
 
 
-@lru_cache(maxsize=4096)
-def _subject_words(subject: str) -> frozenset[str]:
-    return frozenset(t for t in tokenize(subject) if t not in _GENERIC and not t[:1].isdigit())
+@lru_cache(maxsize=8192)
+def _statement(phrase: str, matched: str, denies: bool, unquote: bool) -> Statement:
+    """The claim a finding makes, read by the shared rule around its own term."""
+    if unquote:
+        # '"as is"', '"encrypted at all times" is not accurate': the quotes
+        # mark a formula that is asserted or denied, not a word mentioned
+        phrase = re.sub(r"[\"“”]", "", phrase)
+        matched = re.sub(r"[\"“”]", "", matched)
+    read = statement(phrase, re.escape(matched).replace(r"\ ", r"\s+"))
+    return replace(read, denies=denies)
 
 
-def contradict(a: Finding, b: Finding) -> bool:
-    """A plain and a denied absolute of one kind about the same subject; for
-    commitments, a subject naming the whole service is the same subject as any
-    other."""
-    if a.term != b.term or a.polarity == b.polarity:
+def _denies(f: Finding) -> bool:
+    """What a finding's claim denies: "never" denies ("never lose data"), a
+    negated absolute denies, and a negated "never" affirms."""
+    return f.negated != (f.matched.lower() == "never")
+
+
+def _quoted_claim(f: Finding) -> bool:
+    return bool(re.match(r"[\"“]?as\s+is", f.wording, re.IGNORECASE)) or (
+        f.negated and bool(re.search(r"[\"“][^\"”]{0,40}$", f.phrase.split(f.wording)[0]))
+    )
+
+
+def _contradict(a: Finding, b: Finding) -> bool:
+    """The shared rule between documents, for claims of one kind, with each
+    finding's own negation as what it denies: commitments are compared on
+    their term, universal claims on their topic words."""
+    if _denies(a) == _denies(b) or a.doc == b.doc:
+        return False  # a document qualifying its own statement ("except as set out ...") is one position
+    kind = _KIND_OF_CLAIM.get(a.term, a.term)
+    if kind != _KIND_OF_CLAIM.get(b.term, b.term):
         return False
-    if (a.doc, a.first_line, a.phrase) == (b.doc, b.first_line, b.phrase):
-        return False  # one sentence qualifying itself is not two sources disagreeing
-    wa, wb = _subject_words(a.subject), _subject_words(b.subject)
-    if wa & wb:
-        return True
-    return a.term in _COMMITMENTS and bool((wa | wb) & _BLANKET)
+    term = _CLAIM_PATTERN["commitment"] if kind == "commitment" else None
+    sa = _statement(a.phrase, a.matched, _denies(a), _quoted_claim(a))
+    sb = _statement(b.phrase, b.matched, _denies(b), _quoted_claim(b))
+    return contradicts(sa, sb, term)
 
 
-def risk_lens(hits: Sequence[Hit]) -> RiskLens:
-    """Absolute wording in the retrieved passages: findings in a contradiction
-    first, then strong absolutes, then weak ones ("all", "must", ...), each in
-    retrieval order."""
+def _findings(hits: Sequence[Hit]) -> list[Finding]:
+    """Findings of every passage; a finding's lines are those of its wording
+    (negator to term), one finding per kind of claim and polarity per line."""
     findings: list[Finding] = []
     seen: set[tuple] = set()
     for hit in sorted(hits, key=lambda h: h.rank):
         p = hit.passage
         for tm in find_absolutes(p.text):
-            # one finding per kind of claim per sentence ("never have, never will")
-            key = (p.doc, p.start + tm.phrase_start, tm.term, tm.polarity)
+            first, last = passage_lines(p, tm.wording_start, tm.end)
+            key = (p.doc, first, tm.term, tm.polarity)
             if key in seen:
-                continue
+                continue  # "never have, never will"; overlapping passages
             seen.add(key)
-            first, last = passage_lines(p, tm.phrase_start, tm.phrase_end)
             findings.append(
                 Finding(
-                    term=tm.term,
-                    wording=tm.wording,
-                    negated=tm.negated,
-                    subject=tm.subject,
-                    phrase=collapse(p.text[tm.phrase_start : tm.phrase_end]),
-                    doc=p.doc,
-                    first_line=first,
-                    last_line=last,
-                    label=p.label,
-                    pages=p.pages,
-                    offset=p.start + tm.start,
-                    hit_rank=hit.rank,
-                    polarity=tm.polarity,
+                    tm.term, tm.wording, tm.negated, tm.subject, collapse(p.text[tm.phrase_start : tm.phrase_end]),
+                    p.doc, first, last, p.label, p.pages, p.start + tm.start, hit.rank, tm.polarity,
+                    sentence=p.start + tm.sentence_start,
+                    matched=p.text[tm.start : tm.end],
                 )
-            )
-    pairs = [
-        (i, j)
-        for i in range(len(findings))
-        for j in range(i + 1, len(findings))
-        if contradict(findings[i], findings[j])
-    ]
-    involved = {i for pair in pairs for i in pair}
-    # contradictions first, then strong wording, then weak; stable within each
-    order = sorted(range(len(findings)), key=lambda i: (i not in involved, findings[i].term in WEAK_TERMS))
+            )  # fmt: skip
+    return findings
+
+
+def _contradiction_pairs(findings: Sequence[Finding]) -> list[tuple[int, int]]:
+    """Contradicting pairs, one per pair of sentences and kind of claim: one
+    sentence makes one claim of a kind, however many of its words match."""
+    pairs: list[tuple[int, int]] = []
+    seen: set[tuple] = set()
+    for i, a in enumerate(findings):
+        for j in range(i + 1, len(findings)):
+            b = findings[j]
+            key = (a.doc, a.sentence, b.doc, b.sentence, _KIND_OF_CLAIM.get(a.term, a.term))
+            if key not in seen and _contradict(a, b):
+                seen.add(key)
+                pairs.append((i, j))
+    return pairs
+
+
+def risk_lens(hits: Sequence[Hit]) -> RiskLens:
+    """Absolute wording in the given passages: findings in a contradiction
+    first, then strong absolutes, then commitments ("all data is encrypted",
+    "must reply within"), each in reading order."""
+    findings = _findings(hits)
+    # the plainest contradictions first: one term against its own denial ("guarantee" / "no guarantees")
+    pairs = sorted(
+        _contradiction_pairs(findings), key=lambda p: (findings[p[0]].term != findings[p[1]].term, p)
+    )
+    rank = {}
+    for k, (i, j) in enumerate(pairs):
+        rank.setdefault(i, k)
+        rank.setdefault(j, k)
+    order = sorted(
+        range(len(findings)),
+        key=lambda i: (i not in rank, rank.get(i, 0), findings[i].term in WEAK_TERMS),
+    )
     new_index = {old: new for new, old in enumerate(order)}
     links: dict[int, list[int]] = {}
     for i, j in pairs:
@@ -296,4 +384,4 @@ def risk_lens(hits: Sequence[Hit]) -> RiskLens:
         replace(findings[old], contradicts=tuple(sorted(links.get(new, [])))) for new, old in enumerate(order)
     )
     contradictions = tuple(sorted(tuple(sorted((new_index[i], new_index[j]))) for i, j in pairs))
-    return RiskLens(ordered, contradictions)
+    return RiskLens(ordered, contradictions, len({h.passage.doc for h in hits}))

@@ -12,6 +12,7 @@ import pytest
 
 from ragcore.corpus import document_files
 from ragcore.documents import load_path
+from ragcore.evaluation.answers import normalise
 from ragcore.evaluation.goldset import find_quote, load_goldset, resolve_spans
 from ragcore.text import content_words
 
@@ -19,7 +20,15 @@ ROOT = Path(__file__).resolve().parents[2]
 GOLD = ROOT / "eval" / "demo.gold.json"
 POOL = ROOT / "eval" / "pool"
 RUN = ROOT / "eval" / "results" / "demo.json"
-TYPES = {"fact", "money", "conflict", "paraphrase", "synthesis", "risk"}
+RETRIEVAL_TYPES = {"fact", "money", "conflict", "paraphrase", "synthesis", "risk"}
+ANSWER_TYPES = {"identifier", "multi-part", "table", "unanswerable"}
+TYPES = RETRIEVAL_TYPES | ANSWER_TYPES
+ASK_EXAMPLES = (
+    "Is our pricing consistent?",
+    "What uptime does the SLA guarantee, and what credits apply?",
+    "What are the risks of the Northgate Health deal?",
+    "Can a customer get a refund after cancelling an annual plan?",
+)
 POOLED_RANKERS = ("bm25", "dense", "hybrid")
 SHEET_KEYS = {"item", "question_id", "question", "doc", "lines", "section", "passage", "grade"}
 
@@ -54,7 +63,7 @@ def pool_script():
 
 def test_gold_set_names_the_demo_corpus(gold, documents):
     assert gold.corpus == (ROOT / "corpus" / "demo").resolve()
-    assert len(documents) == 25
+    assert len(documents) == 27
     assert gold.unit == "passage"
 
 
@@ -86,19 +95,23 @@ def test_type_counts(gold):
 
 def test_every_question_quotes_its_answer(gold):
     for q in gold.questions:
+        if q.type == "unanswerable":
+            assert not q.judgements, f"{q.id}: an unanswerable question has no evidence"
+            continue
         assert any(j.quote is not None and j.grade == 2 for j in q.judgements), q.id
 
 
 def test_a_third_share_no_content_word_with_their_evidence(gold, raw):
     stored = {q["id"]: q["no_shared_words"] for q in raw["questions"]}
     recomputed = {}
-    for q in gold.questions:
+    # The paraphrase claim is about the retrieval questions; an unanswerable one has no evidence.
+    for q in (q for q in gold.questions if q.type in RETRIEVAL_TYPES):
         words = content_words(q.text)
         quotes = [j.quote for j in q.judgements if j.quote is not None and j.grade == 2]
         recomputed[q.id] = all(not (words & content_words(quote)) for quote in quotes)
-    assert recomputed == stored, "no_shared_words is stale: run scripts/pool_goldset.py words"
+    assert recomputed == {qid: stored[qid] for qid in recomputed}, "no_shared_words is stale: run scripts/pool_goldset.py words"
     assert 3 * sum(recomputed.values()) >= len(recomputed)
-    paraphrase = [qid for qid, q in zip(recomputed, gold.questions, strict=True) if q.type == "paraphrase"]
+    paraphrase = [q.id for q in gold.questions if q.type == "paraphrase"]
     assert sum(recomputed[qid] for qid in paraphrase) > len(paraphrase) / 2
 
 
@@ -156,9 +169,65 @@ def test_stored_run_scores_this_gold_set(gold):
     assert settings["name"] == gold.name == "demo"
     assert set(POOLED_RANKERS) <= set(run["rankers"])
     assert run["questions"]["total"] == len(gold.questions)
-    assert set(run["per_question"]) == {q.id for q in gold.questions}
-    assert run["questions"]["by_type"] == dict(Counter(q.type for q in gold.questions))
+    relevant = {q.id for q in gold.questions if any(j.grade >= gold.relevant_min_grade for j in q.judgements)}
+    assert set(run["per_question"]) == relevant  # questions with nothing relevant are dropped
+    assert run["questions"]["by_type"] == dict(Counter(q.type for q in gold.questions if q.id in relevant))
+    unanswerable = {q.id for q in gold.questions if q.type == "unanswerable"}
     for qid, result in run["per_question"].items():
+        if qid in unanswerable:
+            continue  # nothing can be relevant, so nothing is pooled
         for ranker in POOLED_RANKERS:
             unjudged = [item for item in result["top10"][ranker] if item["grade"] is None]
             assert not unjudged, f"{qid}: {ranker} ranks unjudged passages in its top 10; extend the pool"
+
+
+# ------------------------------------------------------------------ answer facts
+
+
+def test_every_question_has_an_answer_key(gold):
+    for q in gold.questions:
+        assert q.answer is not None, f"{q.id} has no answer key"
+        assert q.answer.answerable == (q.type != "unanswerable"), q.id
+        if q.answer.answerable:
+            assert q.answer.facts, q.id
+
+
+def test_answer_type_counts(gold):
+    counts = Counter(q.type for q in gold.questions)
+    assert counts["unanswerable"] >= 12 and counts["multi-part"] >= 12, counts
+    assert counts["table"] >= 10 and counts["identifier"] >= 10, counts
+    assert sum(1 for q in gold.questions if q.answer and q.answer.conflict) >= 8
+
+
+def test_facts_are_verbatim_parts_of_grade_2_quotes_and_not_question_words(gold):
+    for q in gold.questions:
+        quotes = [normalise(j.quote) for j in q.judgements if j.grade == 2 and j.quote is not None]
+        for fact in q.answer.facts:
+            for alternative in fact:
+                assert any(normalise(alternative) in quote for quote in quotes), f"{q.id}: {alternative!r}"
+                shared = content_words(alternative) & content_words(q.text)
+                assert not shared, f"{q.id}: fact {alternative!r} repeats {shared} of the question"
+
+
+def test_multi_part_quotes_say_which_part_they_answer(gold):
+    for q in (q for q in gold.questions if q.type == "multi-part"):
+        parts = {j.part for j in q.judgements if j.quote is not None}
+        assert None not in parts, q.id
+        assert parts == set(range(1, max(parts) + 1)) and (len(parts) >= 2 or len(q.answer.facts) >= 2), q.id
+
+
+def test_the_ask_page_examples_are_in_the_gold_set(gold):
+    texts = {q.text: q for q in gold.questions}
+    for example in ASK_EXAMPLES:
+        assert example in texts, example
+        assert texts[example].answer.facts, example
+
+
+def test_unanswerable_questions_name_nothing_the_documents_hold(gold, documents):
+    """A cheap absence check: no document holds the question's rarest content
+    words together (the questions were also checked by reading)."""
+    text = "\n".join(d.text for d in documents.values())
+    corpus_words = content_words(text)
+    for q in (q for q in gold.questions if q.type == "unanswerable"):
+        missing = content_words(q.text) - corpus_words
+        assert missing, f"{q.id}: every content word of the question occurs in the corpus; check it by hand"

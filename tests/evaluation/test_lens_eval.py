@@ -74,9 +74,8 @@ def _folder(tmp_path: Path) -> Path:
     (folder / "prices.md").write_text(
         "# Prices\n\nThe Basic plan is $10/month.\n\nThe Basic plan is $12/month.\n", encoding="utf-8"
     )
-    (folder / "terms.md").write_text(
-        "# Terms\n\nWe guarantee 99.9% uptime.\n\nWe make no guarantees about uptime.\n", encoding="utf-8"
-    )
+    (folder / "sla.md").write_text("# SLA\n\nWe guarantee 99.9% uptime.\n", encoding="utf-8")
+    (folder / "terms.md").write_text("# Terms\n\nNote.\n\nWe make no guarantees about uptime.\n", encoding="utf-8")
     return folder
 
 
@@ -96,9 +95,9 @@ def test_scores_a_small_folder_by_amount_unit_document_and_line(tmp_path: Path) 
             "relations": [{"a": "a", "b": "b", "relation": "conflict"}],
         },
         "risk": {
-            "documents": ["terms.md"],
+            "documents": ["sla.md", "terms.md"],
             "findings": [
-                {"id": "r1", "doc": "terms.md", "line": 3, "negated": False},
+                {"id": "r1", "doc": "sla.md", "line": 3, "negated": False},
                 {"id": "r2", "doc": "terms.md", "line": 5, "negated": True},
             ],
             "contradictions": [{"a": "r1", "b": "r2"}],

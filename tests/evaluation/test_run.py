@@ -34,7 +34,7 @@ def test_a_stored_run_round_trips_exactly(path: Path) -> None:
 
 def test_unknown_keys_are_kept_and_written_back() -> None:
     data = json.loads((RESULTS / "demo.json").read_text(encoding="utf-8"))
-    data = {"kind": "answers", **data, "answers": {"fact_recall": 0.5}}
+    data = {**data, "kind": "answers", "answers": {"fact_recall": 0.5}}
     data["settings"] = {**data["settings"], "model": "m"}
     data["rankers"]["bm25"] = {**data["rankers"]["bm25"], "note": "cannot differ"}
     run = Run.from_json(data)

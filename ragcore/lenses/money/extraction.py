@@ -1,0 +1,248 @@
+"""Every currency amount of a text with its unit, period, subject and phrase."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Literal
+
+from ragcore.lenses.money.amounts import _Amount, _find_amounts
+from ragcore.lenses.money.dates import TimeMark, find_dates, time_mark
+from ragcore.lenses.money.subjects import (
+    _DETERMINERS,
+    _FILLER,
+    _GENERIC_HEADERS,
+    _PRONOUNS,
+    _billing_term,
+    _clean_word,
+    _normalise_phrase,
+    _noun_phrase_before,
+    _plan_phrase,
+    _plan_phrase_after,
+    _tokens,
+)
+from ragcore.lenses.money.tables import _table_context, _table_headers, _table_subject
+from ragcore.lenses.spans import phrase_bounds
+from ragcore.text import sentence_spans
+
+Stance = Literal["stated", "threshold", "forecast", "proposal", "example"]
+
+
+@dataclass(frozen=True)
+class FigureMatch:
+    """One currency amount found in a text (offsets into that text)."""
+
+    amount: float
+    currency: str  # ISO 4217 code
+    period: str | None  # what it is per: "month", "year", "user/month", "GB/month", "one-time", ...
+    raw: str  # the amount as written, with its unit/period
+    start: int  # offsets of the amount in the text
+    end: int
+    subject: str  # normalised, e.g. "lowest tier / billed annually"; "" when none found
+    billing: str | None  # "monthly" | "annually" when the text states a billing term
+    phrase_start: int  # the surrounding phrase (sentence or table row)
+    phrase_end: int
+    mark: TimeMark = field(default_factory=TimeMark)  # when the text says the amount holds
+    stance: Stance = "stated"  # only stated amounts are compared
+
+
+_CONTINUATION = re.compile(
+    # what may stand between two amounts of one subject: "$48 for the full year or $4 per month",
+    # "$18.4M at <date>, up from $12.9M", "$0.02 from <date>; it was $0.03"
+    r"(?:\s*(?:,|;|:|or|and|/|vs\.?|versus|to|-|–|—|―|\(|then|just|only|at|on|in|up|down|from|was|were|is|now|"
+    r"it|this|that|which|previous(?:ly)?|formerly|earlier|old|new|rate|price|§)\s*)*",
+    re.IGNORECASE,
+)
+# An amount as a limit, not a price: "claims over $5,000", "invoices of $10,000 or more".
+_THRESHOLD_BEFORE = re.compile(
+    r"\b(?:above|over|under|below|exceeding|exceeds?|more\s+than|less\s+than|at\s+least|at\s+most|up\s+to|"
+    r"beyond|greater\s+than|in\s+excess\s+of)\s*$",
+    re.IGNORECASE,
+)
+_THRESHOLD_AFTER = re.compile(
+    r"^\s*(?:or\s+(?:more|less|above|below|over|under|higher|lower)|and\s+(?:above|over|up))\b", re.I
+)
+_FORECAST = re.compile(
+    r"\b(?:expect(?:s|ed)?|forecast(?:s|ed)?|target(?:s|ed)?|projected|projection|budget(?:ed)?|goal|"
+    r"estimate[sd]?|aim(?:s)?\s+(?:to|for)|(?:we|i|they|you)\s+plan(?:s|ned)?\s+(?:for|to)|our\s+plan\s+for)\b",
+    re.IGNORECASE,
+)
+_PROPOSAL = re.compile(
+    r"\b(?:propos(?:al|ed|es?|ing)|draft|suggest(?:ed|s|ion)?|consider(?:ed|s)?)\b[^.;]{0,60}?"
+    r"\b(?:rais(?:e|ing)|increas(?:e|ing)|lower(?:ing)?|cut(?:ting)?|reduc(?:e|ing)|chang(?:e|ing)|mov(?:e|ing))\b",
+    re.IGNORECASE,
+)
+_ABBREVIATION = re.compile(r"((?:[A-Za-z][\w-]*\s+){1,5})\(([A-Z]{2,6})\)")
+# A time phrase between a subject and its verb: "Cash at <date> was", "New ARR added in the fourth quarter was".
+_TIME_PHRASE = re.compile(
+    r"\b(?:at|on|in|by|as\s+of|for|during|from|since|until)\s+(?:the\s+)?"
+    r"(?:(?:end|start|beginning|close|middle)\s+of\s+(?:the\s+)?)?"
+    r"(?:§|(?:[\w-]+\s+){0,2}?(?:quarter|year|month|week|day|period|half)\b)",
+    re.IGNORECASE,
+)
+
+
+def _mask_time(text: str) -> str:
+    """``text`` with dates and time phrases blanked (same length), and
+    "Annual recurring revenue (ARR)" read as "ARR"."""
+    chars = list(text)
+    for d in find_dates(text):
+        chars[d.start : d.end] = "§" + " " * (d.end - d.start - 1)
+    masked = "".join(chars)
+    masked = _TIME_PHRASE.sub(lambda m: " " * len(m.group()), masked)
+
+    def abbreviate(m: re.Match) -> str:
+        words, abbr = m.group(1).split(), m.group(2)
+        initials = "".join(w[0] for w in words[-len(abbr) :]).upper()
+        return (" " * (len(m.group()) - len(abbr)) + abbr) if initials == abbr else m.group()
+
+    return _ABBREVIATION.sub(abbreviate, masked).replace("§", " ")
+
+
+def _prose_subject(text: str, amt: _Amount, segment_start: int, fallback: str) -> str:
+    """What an amount in running text prices: the noun phrase before it, or
+    the sentence's plan when that phrase is a pronoun, a quantity or a name,
+    else ``fallback`` (the plan named last before the sentence, or the heading)."""
+    np_words, quantity, proper = _noun_phrase_before(_mask_time(text[segment_start : amt.start]))
+    before = text[amt.sentence[0] : amt.start]
+    if not np_words or quantity or proper or np_words[-1] in _PRONOUNS:
+        kept = np_words if np_words and np_words[-1] not in _PRONOUNS else []
+        plans = [_plan_phrase(before), _plan_phrase_after(text[amt.end : amt.sentence[1]])]
+        # "every plan: Starter $490/year": a plan word without a name names nothing
+        named = [p for p in plans if _names_something(p)]
+        np_words = named[0] if named else kept
+        if not np_words:
+            return fallback if not (quantity or proper) else ""
+    words = [w for w in np_words if w not in _PRONOUNS]
+    return _normalise_phrase(words) if _names_something(words) else ""
+
+
+def _names_something(words: list[str]) -> bool:
+    """Whether a phrase has a word besides determiners and plan filler ("plan", "tier")."""
+    return any(w not in _FILLER and w not in _DETERMINERS for w in words)
+
+
+def _stance(text: str, amt: _Amount) -> Stance:
+    sentence = text[amt.sentence[0] : amt.sentence[1]]
+    if amt.start > 0 and text[amt.start - 1] in '"“':
+        return "example"  # a figure in quotation marks is shown, not stated
+    if _THRESHOLD_BEFORE.search(
+        text[max(amt.sentence[0], amt.start - 30) : amt.start]
+    ) or _THRESHOLD_AFTER.match(text, amt.stop, amt.sentence[1]):
+        return "threshold"
+    if _PROPOSAL.search(sentence):
+        return "proposal"
+    if _FORECAST.search(sentence):
+        return "forecast"
+    return "stated"
+
+
+def _fallback_subject(text: str, before: int, label: str, prior: str) -> str:
+    """The plan named last in the text before a sentence (``prior`` is the
+    document's text before this passage), else the last heading of the
+    passage label, for a sentence that names neither."""
+    plan = _plan_phrase((prior + "\n" + text[:before])[-800:])
+    if _names_something(plan):
+        return _normalise_phrase(plan)
+    heading = label.rsplit(">", 1)[-1]
+    words = [
+        _clean_word(t) for t in _tokens(re.sub(r"^\W*\d+(?:\.\d+)*\.?\s*", "", heading)) if t[:1].isalpha()
+    ]
+    return _normalise_phrase([w for w in words if w not in _GENERIC_HEADERS])
+
+
+def _table_figure(
+    text: str, amt: _Amount, table: tuple
+) -> tuple[str, str | None, str | None, tuple[int, int]]:
+    """(subject, billing, period, phrase) of an amount in a table row."""
+    base, billing, table_period = _table_subject(*table)
+    start = amt.line[0]
+    while start < amt.line[1] and text[start].isspace():
+        start += 1
+    return base, billing, amt.period or table_period, (start, amt.line[1])
+
+
+def _inherit_unit(amounts: list[_Amount], k: int, marks: list[TimeMark]) -> str | None:
+    """An amount written without a unit next to a dated or past one in the
+    same sentence or cell ("$0.15 / GB / month from March 3; previous rate:
+    $0.25 until March 2") is per the same unit."""
+    amt = amounts[k]
+    if amt.period is not None or (marks[k].edge is None and marks[k].tense != "past"):
+        return amt.period
+    same = [a for a in amounts if a.sentence == amt.sentence and a is not amt and a.period]
+    return same[0].period if same else None
+
+
+def extract_figures(
+    text: str, label: str = "", context: date | None = None, prior: str = ""
+) -> list[FigureMatch]:
+    """Every currency amount in ``text`` with its unit and period, subject,
+    phrase, time mark and stance. ``label`` is the heading path (a last-resort
+    subject); ``context`` the document's date (for dates without a year);
+    ``prior`` the document's text just before ``text``.
+
+    Percentages, plain numbers, dates, phone and version numbers are not
+    figures. Offsets are into ``text``.
+    """
+    spans = sentence_spans(text)
+    amounts = _find_amounts(text, spans)
+    headers = _table_headers(text) if amounts else {}
+    found: list[FigureMatch] = []
+    prev_base, prev_billing = "", None
+    marks = [_time_of(text, amounts, k, context) for k in range(len(amounts))]
+    for k, amt in enumerate(amounts):
+        prev = amounts[k - 1] if k and amounts[k - 1].sentence == amt.sentence else None
+        nxt = amounts[k + 1] if k + 1 < len(amounts) and amounts[k + 1].sentence == amt.sentence else None
+        table = _table_context(text, amt.line, amt.start, headers)
+        if table is not None:
+            base, billing, period, phrase = _table_figure(text, amt, table)
+        else:
+            # the amount's own stretch of the sentence: from the previous amount to the next
+            seg_start = prev.stop if prev else amt.sentence[0]
+            seg_end = nxt.start if nxt else amt.sentence[1]
+            continuation = prev is not None and _CONTINUATION.fullmatch(
+                _mask_time(text[seg_start : amt.start])
+            )
+            # "$48 for the full year or $4 per month": one subject for both
+            fallback = _fallback_subject(text, amt.sentence[0], label, prior)
+            base = prev_base if continuation else _prose_subject(text, amt, seg_start, fallback)
+            billing = _billing_term(text, seg_start, seg_end, amt.start, amt.stop)
+            if billing is None and continuation:
+                billing = prev_billing
+            period = amt.period
+            phrase = phrase_bounds(text, amt.sentence, amt.start)
+        period = period or _inherit_unit(amounts, k, marks)
+        subject = f"{base} / billed {billing}" if billing and base else base
+        raw = text[amt.start : amt.stop].strip()
+        stance = _stance(text, amt)
+        for value, a, b in amt.values:
+            found.append(
+                FigureMatch(
+                    value,
+                    amt.currency,
+                    period,
+                    raw,
+                    a,
+                    b,
+                    subject,
+                    billing,
+                    phrase[0],
+                    phrase[1],
+                    marks[k],
+                    stance,
+                )
+            )
+        prev_base, prev_billing = base, billing
+    return found
+
+
+def _time_of(text: str, amounts: list[_Amount], k: int, context: date | None) -> TimeMark:
+    amt = amounts[k]
+    prev = amounts[k - 1] if k and amounts[k - 1].sentence == amt.sentence else None
+    nxt = amounts[k + 1] if k + 1 < len(amounts) and amounts[k + 1].sentence == amt.sentence else None
+    lo = prev.stop if prev else amt.sentence[0]
+    hi = nxt.start if nxt else amt.sentence[1]
+    if amt.line != amt.sentence and text[amt.line[0] : amt.line[1]].lstrip().startswith("|"):
+        lo, hi = max(lo, amt.line[0]), min(hi, amt.line[1])  # a table cell's text stays in its row
+    return time_mark(text, (lo, amt.start), (amt.stop, hi), context, follows_amount=prev is not None)

@@ -1,0 +1,184 @@
+"""Amounts: symbols, codes, words, separators, multipliers, ranges; what is not an amount."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from ragcore.lenses.money import extract_figures, format_amount
+
+# (text, [(amount, currency, period), ...]) - every currency amount in the text.
+FIGURE_CASES = [
+    # plain symbol, code and word forms
+    ("The Pro plan costs $999.", [(999, "USD", None)]),
+    ("Enterprise is $1,299.00 per year.", [(1299, "USD", "year")]),
+    ("List price: USD 999.", [(999, "USD", None)]),
+    ("A licence is 999 USD.", [(999, "USD", None)]),
+    ("It came to 999 dollars in total.", [(999, "USD", None)]),
+    ("Team edition: €49 per month.", [(49, "EUR", "month")]),
+    ("Team edition: 49 € per month.", [(49, "EUR", "month")]),
+    ("Add-on: 49€.", [(49, "EUR", None)]),
+    ("Starter is £10 a month.", [(10, "GBP", "month")]),
+    ("Licences cost ¥1,000 each.", [(1000, "JPY", None)]),
+    ("Hosting is CHF 120 per year.", [(120, "CHF", "year")]),
+    ("Paid in US$5 increments.", [(5, "USD", None)]),
+    ("Canadian list: C$9.", [(9, "CAD", None)]),
+    ("SMS cost 50 cents per message.", [(0.5, "USD", "message")]),
+    # per-unit and per-period forms
+    ("Network egress is billed at $0.10/GB.", [(0.10, "USD", "GB")]),
+    ("Standard: $20 / team member / month", [(20, "USD", "user/month")]),
+    ("That makes it $48 for the full year.", [(48, "USD", "year")]),
+    ("It is $6/month on the monthly plan.", [(6, "USD", "month")]),
+    ("Or $4 per month when paid yearly.", [(4, "USD", "month")]),
+    ("Backups add $96 billed annually.", [(96, "USD", "year")]),
+    ("Extra sites are $15/mo.", [(15, "USD", "month")]),
+    ("Extra sites are $15/mo. per site", [(15, "USD", "site/month")]),
+    ("Archive tier: $180/yr", [(180, "USD", "year")]),
+    ("Seats are $12 per seat per month.", [(12, "USD", "user/month")]),
+    ("Seats are $12 per user/month.", [(12, "USD", "user/month")]),
+    ("Seats are $99 per month per user.", [(99, "USD", "user/month")]),
+    ("API calls are $5 per 1,000 requests.", [(5, "USD", "1000 request")]),
+    ("Consulting is $32 per hour.", [(32, "USD", "hour")]),
+    ("Plus a $31.50 one-time charge.", [(31.5, "USD", "one-time")]),
+    ("There is a one-time fee of $25.", [(25, "USD", "one-time")]),
+    ("The monthly price is $20.", [(20, "USD", "month")]),
+    ("Support is $9.99 monthly.", [(9.99, "USD", "month")]),
+    ("Support is $100 a year.", [(100, "USD", "year")]),
+    ("Cleaning is $7 each week.", [(7, "USD", "week")]),
+    ("Seats are 49 EUR per user per month.", [(49, "EUR", "user/month")]),
+    ("Prepay $200 for 12 months.", [(200, "USD", "year")]),
+    ("Basic is $8/month billed annually.", [(8, "USD", "month")]),
+    # multipliers and ranges
+    ("Revenue was $1.2M last year.", [(1_200_000, "USD", None)]),
+    ("The deal is worth $3.5 billion.", [(3_500_000_000, "USD", None)]),
+    ("Budget: $3k.", [(3000, "USD", None)]),
+    ("Plans run $10-20 per user.", [(10, "USD", "user"), (20, "USD", "user")]),
+    ("From $10 to $20.", [(10, "USD", None), (20, "USD", None)]),
+    ("We charge 49 EUR or 55 USD.", [(49, "EUR", None), (55, "USD", None)]),
+    ("Take 50% off the $20 plan.", [(20, "USD", None)]),
+    # never figures
+    ("There's a 25% discount for yearly billing.", []),
+    ("Up to 10,000 pageviews per month.", []),
+    ("Published 2021-01-08.", []),
+    ("Upgrade to version 1.2.3 first.", []),
+    ("Call +1 (555) 123-4567 today.", []),
+    ("We target 99.99% uptime.", []),
+    ("Set $HOME and $PATH first.", []),
+    ("In 2021 dollars, prices rose.", []),
+    ("Measured in constant 2015 USD.", []),
+    ("Logged at USD 2021-01-08.", []),
+    ("See section 3.2 of the agreement.", []),
+    ("Tagged $5.2.1 in the changelog.", []),
+    ("Revenue grew 12 percent.", []),
+    ("The 42 users on 3 teams.", []),
+    ("The eur prefix is a code, usd 5 is not upper case.", []),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), FIGURE_CASES, ids=[c[0][:40] for c in FIGURE_CASES])
+def test_figure_extraction(text: str, expected: list[tuple[float, str, str | None]]) -> None:
+    found = [(f.amount, f.currency, f.period) for f in extract_figures(text)]
+    assert len(found) == len(expected), found
+    for (amount, currency, period), (want_amount, want_currency, want_period) in zip(
+        found, expected, strict=True
+    ):
+        assert amount == pytest.approx(want_amount)
+        assert (currency, period) == (want_currency, want_period)
+
+
+def test_enough_real_phrasings() -> None:
+    assert len(FIGURE_CASES) >= 40
+    assert sum(1 for _, expected in FIGURE_CASES if not expected) >= 10
+
+
+def test_offsets_and_raw_text() -> None:
+    text = "Intro. The Pro plan costs $49 per user per month, really."
+    (fig,) = extract_figures(text)
+    assert text[fig.start : fig.end] == "$49"
+    assert fig.raw == "$49 per user per month"
+    assert text[fig.phrase_start : fig.phrase_end] == "The Pro plan costs $49 per user per month, really."
+
+
+def test_format_amount() -> None:
+    assert format_amount(1299, "USD") == "$1,299"
+    assert format_amount(49.5, "EUR") == "€49.50"
+    assert format_amount(1000, "CHF") == "1,000 CHF"
+
+
+# ---------------------------------------------------------------- rebuilt parsing rules
+
+RATE_CASES = [
+    # tiny per-unit decimals come out exactly as written
+    ("Egress: $0.000004629629630 / GB / second", 0.000004629629630, "GB/second"),
+    ("Compute is $0.00001667 per GB-second.", 0.00001667, "GB/second"),
+    ("Block storage costs $0.10 per GB-month.", 0.10, "GB/month"),
+    ("Builds are billed at $0.008 per minute.", 0.008, "minute"),
+    ("Webhooks: $1.50 per 1,000 requests", 1.5, "1000 request"),
+    # a unit on the next line of hard-wrapped text still belongs to the amount
+    ("Training is charged at $180 per\nhour of trainer time.", 180, "hour"),
+]
+
+
+@pytest.mark.parametrize(("text", "amount", "per"), RATE_CASES, ids=[c[0][:40] for c in RATE_CASES])
+def test_per_unit_rates_keep_their_unit_and_exact_amount(text: str, amount: float, per: str) -> None:
+    (f,) = extract_figures(text)
+    assert f.amount == amount  # exact, not approximately
+    assert f.period == per
+
+
+def test_a_range_with_the_symbol_twice_shares_its_unit() -> None:
+    found = [(f.amount, f.period) for f in extract_figures("Seats run $8-$12 per user per month.")]
+    assert found == [(8, "user/month"), (12, "user/month")]
+
+
+def test_percentages_are_kept_apart_from_money() -> None:
+    found = [f.amount for f in extract_figures("Save 20% on the $50 plan; 100% of fees are refundable.")]
+    assert found == [50]
+
+
+def test_a_relative_time_is_not_a_period() -> None:
+    (_now, before) = extract_figures("Revenue reached $5M, up from $4M a year earlier.")
+    assert before.period is None
+    (f,) = extract_figures("It comes to $700 a month before discounts.")
+    assert f.period == "month"
+
+
+def test_a_period_word_before_the_amount() -> None:
+    (f,) = extract_figures("Monthly net spend fell to about $0.3M in the quarter.")
+    assert f.period == "month"
+    (g,) = extract_figures("Engineers bill at an hourly rate of $190.")
+    assert g.period == "hour"
+
+
+# ---------------------------------------------------------------- property: no nonsense amounts
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_WORDS = st.sampled_from(
+    ["plan", "per", "/", "GB", "month", "-", "–", "$", "€", "USD", "0", "0.0", ".", ",", "1,000", "%", "k", "M",
+     "from", "until", "2024", "March", "was", "now", "|", "\n", "cents", "dollars", "e-8", "1e-9", "−", "(", ")"]
+)  # fmt: skip
+_NUMBERS = (
+    st.integers(0, 15)
+    .flatmap(
+        lambda places: st.decimals(
+            min_value=0, max_value=10**9, places=places, allow_nan=False, allow_infinity=False
+        )
+    )
+    .map(str)
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(_WORDS, _NUMBERS), max_size=25))
+def test_no_amount_is_negative_nan_or_tiny_unless_written(tokens: list[str]) -> None:
+    text = " ".join(tokens)
+    for f in extract_figures(text):
+        assert f.amount == f.amount, text  # not NaN
+        assert f.amount >= 0, text
+        if 0 < f.amount < 1e-6:
+            # only when the text writes such a decimal (or a fraction of a cent)
+            written = text[f.start : f.end].replace(",", "")
+            assert re.search(r"0\.0{4,}", written) or "cent" in text[f.end : f.end + 8], text

@@ -1,0 +1,38 @@
+"""Units and periods written after or before an amount."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragcore.lenses.money.units import per_before, read_per
+
+
+@pytest.mark.parametrize(
+    ("after", "period"),
+    [
+        ("/month", "month"),
+        (" per user per month", "user/month"),
+        (" / GB / month", "GB/month"),
+        (" per 1,000 requests", "1000 request"),
+        (" billed annually", "year"),
+        (" for the full year", "year"),
+        (" one-time", "one-time"),
+        (" in total", None),
+    ],
+)
+def test_period_after_an_amount(after: str, period: str | None) -> None:
+    text = "$5" + after
+    assert read_per(text, 2, len(text))[0] == period
+
+
+@pytest.mark.parametrize(
+    ("before", "period"),
+    [
+        ("a one-time fee of ", "one-time"),
+        ("the monthly price is ", "month"),
+        ("the price per seat is ", "user"),
+        ("it costs ", None),
+    ],
+)
+def test_period_before_an_amount(before: str, period: str | None) -> None:
+    assert per_before(before) == period
