@@ -457,5 +457,28 @@ def cv_main(names: list[str], root: Path, shared: Path, cache: Path, out: Path |
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(result, indent=1) + "\n")
-        print(f"wrote {out}")
+        out.with_suffix(".md").write_text(markdown_table(result))
+        print(f"wrote {out} and {out.with_suffix('.md')}")
     return 0
+
+
+def markdown_table(result: dict) -> str:
+    """The held-out table as Markdown (README and docs/decisions.md quote it)."""
+    folds = result["folds"]
+    families = list(folds[0]["families"]) if folds else []
+    lines = [
+        "| collection | questions | BM25 | dense | "
+        + " | ".join(families)
+        + " | **chosen** | chosen − BM25 [95% CI] | chosen − dense [95% CI] |",
+        "|---|---|---|---|" + "---|" * len(families) + "---|---|---|",
+    ]
+    for row in folds:
+        cm = row["chosen_minus"]
+        cis = [f"{cm[n]['diff']:+.3f} [{cm[n]['low']:+.3f}, {cm[n]['high']:+.3f}]" for n in ("bm25", "dense")]
+        cells = [f"{row['families'][f]['held_out']:.3f}" for f in families]
+        lines.append(
+            f"| {row['collection']} | {row['questions']} | {row['bm25']:.3f} | {row['dense']:.3f} | "
+            + " | ".join(cells)
+            + f" | **{row['chosen']['held_out']:.3f}** | {cis[0]} | {cis[1]} |"
+        )
+    return "\n".join(lines) + "\n"
