@@ -40,10 +40,10 @@ PAGES = [
 
 
 def model_status() -> str:
-    from ragcore.answer.llm import find_model
-
-    found = find_model(os.environ)
-    return "No key: extractive answers" if found is None else f"Model: {found.model}"
+    found = ui.workspace().asking.model(os.environ)
+    if found is None:
+        return "No key: extractive answers"
+    return f"Model: {found.model}" + (f" ({ui.LOCAL_LABEL})" if found.on_this_machine else "")
 
 
 def sidebar() -> None:
