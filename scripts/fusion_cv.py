@@ -287,7 +287,8 @@ def cross_validate(preps: list[Prepared]) -> dict:
     dense_scores = {}
     for prep in preps:
         dense_scores.update(group_means(prep.coll, per_question(prep, "", None, "dense")))
-    per_q: dict[tuple[str, str, str], dict[str, float]] = {}  # (bm25 label, family, setting) -> qid -> score
+    # (bm25 label, family, setting) -> collection -> qid -> score (ids repeat across collections)
+    per_q: dict[tuple[str, str, str], dict[str, dict[str, float]]] = {}
     scores: dict[
         str, dict[str, dict[str, dict[str, float]]]
     ] = {}  # bm25 -> family -> setting -> group -> score
@@ -302,7 +303,7 @@ def cross_validate(preps: list[Prepared]) -> dict:
                 scores[label][family][setting] = {}
                 for prep in preps:
                     pq = per_question(prep, label, fuse)
-                    per_q[(label, family, setting)] = {**per_q.get((label, family, setting), {}), **pq}
+                    per_q.setdefault((label, family, setting), {})[prep.coll.name] = pq
                     scores[label][family][setting].update(group_means(prep.coll, pq))
     done()
     return _folds(preps, groups, owner, bm25_scores, bm25_choice, dense_scores, scores, per_q)
@@ -336,7 +337,7 @@ def _folds(preps, groups, owner, bm25_scores, bm25_choice, dense_scores, scores,
         qids = prep.coll.groups[g]
         bm = per_question(prep, label, None, "bm25")
         dn = per_question(prep, "", None, "dense")
-        ch = per_q[(label, chosen, tuned[chosen])]
+        ch = per_q[(label, chosen, tuned[chosen])][prep.coll.name]
         pair = {
             name: paired_mean_comparison([ch[q] for q in qids], [other[q] for q in qids])
             for name, other in (("bm25", bm), ("dense", dn))

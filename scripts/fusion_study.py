@@ -158,7 +158,9 @@ def main() -> int:
     parser.add_argument("--json")
     parser.add_argument("--cv", action="store_true", help="leave-one-collection-out cross-validation")
     parser.add_argument("--out", help="--cv: write the figures as JSON here")
-    parser.add_argument("--cache", default=str(ROOT / ".ragcore" / "fusion-cache"), help="--cv: ranking cache")
+    parser.add_argument(
+        "--cache", default=str(ROOT / ".ragcore" / "fusion-cache"), help="--cv: ranking cache"
+    )
     args = parser.parse_args()
     if args.cv:
         from fusion_cv import cv_main

@@ -38,8 +38,8 @@ from ..text import STOP_LISTS, StopList, identifiers, search_terms
 class BM25Params:
     """Defaults chosen by measurement: see docs/decisions.md."""
 
-    k1: float = 1.2
-    b: float = 0.75
+    k1: float = 0.9  # k1, b, stop list and heading field: chosen by cross-validation
+    b: float = 0.4
     epsilon: float = 0.25  # rank_bm25's floor for negative idf
     heading_weight: float = 0.5
     adjacency_weight: float = 0.0  # off by cross-validation; docs/decisions.md
@@ -56,11 +56,16 @@ class BM25Params:
     # "sla"), the only title a passage of a Markdown or PDF file keeps
     # (the heading path leaves the document title out).
     name_in_heading: bool = True
+    # Extra copies of each identifier or amount of a query that the index
+    # holds: an exact code outweighs several shared ordinary words.
+    identifier_boost: int = 1
 
     def plain(self) -> BM25Params:
         """rank_bm25's conventions exactly: both bonuses off, only negative
         idf floored (tokenisation unchanged)."""
-        return replace(self, heading_weight=0.0, adjacency_weight=0.0, floor_zero_idf=False)
+        return replace(
+            self, heading_weight=0.0, adjacency_weight=0.0, floor_zero_idf=False, identifier_boost=0
+        )
 
     def terms(self, text: str) -> list[str]:
         """The tokens these settings index and search with."""
@@ -178,7 +183,8 @@ class BM25Index:
         return cls(token_lists, heading_lists, params)
 
     def query_tokens(self, query: str) -> list[str]:
-        return self.params.terms(query)
+        tokens = self.params.terms(query)
+        return tokens + self.known_identifiers(query) * self.params.identifier_boost
 
     def scores(self, tokens: Sequence[str]) -> np.ndarray:
         """Score of every passage for already-tokenised query ``tokens``."""
@@ -226,10 +232,12 @@ class BM25Index:
         return [float(x) for x in (present @ weights) / total]
 
     def known_identifiers(self, query: str) -> list[str]:
-        """Whole identifiers of ``query`` ("ERR-4012", "SOC 2") that some passage holds."""
+        """Whole identifiers ("ERR-4012", "SOC 2") and amounts ("$1,199")
+        of ``query`` that some passage holds, as index tokens."""
         if not self.params.whole_identifiers:
             return []
-        return [code for code in identifiers(query) if code in self.vocab]
+        amounts = [t for t in self.params.terms(query) if t[:1] in "$€£¥" or t.endswith("%")]
+        return [code for code in dict.fromkeys(identifiers(query) + amounts) if code in self.vocab]
 
     def holding(self, term: str, rows: Sequence[int]) -> list[int]:
         """The rows among ``rows`` whose text holds ``term`` (an index token)."""

@@ -11,15 +11,23 @@ same shape. The methods:
   Fox & Shaw's CombSUM (TREC-2, 1994) with weights, which Bruch, Gai &
   Ingber ("An Analysis of Fusion Functions for Hybrid Retrieval", ACM TOIS
   2023) found more robust than RRF when one signal is much weaker.
-- Agreement-weighted RRF (ours, the default): RRF in which the lexical
+- Query-signal RRF (the default): RRF with k = ``k`` in
+  which BM25's weight is set per query from what the query and the two
+  rankings show: it is 0 when the passage dense ranks first holds less than
+  half of the lexical match (query idf mass) that BM25's first passage
+  holds, since BM25 is then matching incidental words of a question asked
+  in other words than its evidence, and 1 otherwise; passages holding an
+  identifier of the query ("ERR-4012") lead. Query performance prediction
+  from retrieval signals (Carmel & Yom-Tov 2010; Aslam & Pavlu, ECIR 2007)
+  used to weight fusion per query. The rule and its constants were chosen
+  by leave-one-collection-out cross-validation (docs/decisions.md).
+- Agreement-weighted RRF (the previous default): RRF in which the lexical
   signal's weight is the squared share of its top ``depth`` passages that
-  the dense signal also ranks in its top ``pool``. When the two disagree,
-  BM25 is usually matching incidental words of a question phrased in other
-  words than its evidence, and plain RRF then drags good dense results
-  down. Disagreement between rankers as a sign of a hard query follows
-  Aslam & Pavlu, "Query Hardness Estimation Using Jensen-Shannon Divergence
-  Among Multiple Scoring Functions", ECIR 2007. The constants were chosen
-  on the benchmarks and the demo gold set (docs/decisions.md).
+  the dense signal also ranks in its top ``pool``. Disagreement between
+  rankers as a sign of a hard query follows Aslam & Pavlu, "Query Hardness
+  Estimation Using Jensen-Shannon Divergence Among Multiple Scoring
+  Functions", ECIR 2007. The constants were chosen on the benchmarks and
+  the demo gold set, in-sample (docs/decisions.md, history).
 """
 
 from __future__ import annotations

@@ -40,6 +40,7 @@ from .protocols import (
     RerankerLike,
     VectorCache,
 )
+from .query import rank_by_parts
 from .results import CallLog, SearchResult
 
 CANDIDATES = 100  # per signal, before fusion
@@ -58,12 +59,13 @@ class FusionConfig:
     (docs/decisions.md). ``weights`` is read-only (a mapping proxy over a
     private copy), so a shared config cannot be changed under a search."""
 
-    method: FusionMethod = "agreement"
+    method: FusionMethod = "signals"  # fusion.SignalRule: BM25's weight set per query
     k: float = 20.0  # RRF constant
     weights: Mapping[str, float] = field(default_factory=_equal_weights)
     depth: int = 5  # agreement: lexical top examined
     pool: int = 20  # agreement: dense top it must fall in
     power: float = 2.0
+    rule: fusion.SignalRule = fusion.DEFAULT_RULE  # "signals": chosen by cross-validation
 
     def __post_init__(self) -> None:
         if self.method not in FUSION_METHODS:
@@ -72,7 +74,11 @@ class FusionConfig:
             )
         object.__setattr__(self, "weights", MappingProxyType(dict(self.weights)))
 
-    def fuse(self, rankings: Mapping[str, Ranking]) -> Ranking:
+    def fuse(self, rankings: Mapping[str, Ranking], signals: fusion.QuerySignals | None = None) -> Ranking:
+        if self.method == "signals":
+            if signals is None:
+                raise ValueError("the signals fusion needs the query signals")
+            return self.rule.fuse(rankings["bm25"], rankings["dense"], signals)
         if self.method == "agreement":
             fused, _ = fusion.agreement_rrf(
                 rankings["bm25"], rankings["dense"], self.k, self.depth, self.pool, self.power
@@ -101,8 +107,10 @@ class Retriever:
         fusion_config: FusionConfig | None = None,
         reranker: RerankerLike | None = None,
         default_mode: Mode = "hybrid",
+        split_parts: bool = False,
     ) -> None:
         self.corpus = corpus
+        self.split_parts = split_parts  # off: measured no gain (docs/decisions.md)
         self.passages: list[Passage] = corpus.passages
         self.vector_cache = vector_cache
         self.fusion = fusion_config or DEFAULT_FUSION
@@ -112,9 +120,7 @@ class Retriever:
         self._dense: DenseIndex | None = None
         self._dense_build = threading.Lock()  # taken only while the dense index is made, once
         t0 = time.perf_counter()
-        self.bm25 = BM25Index.from_texts(
-            (p.text for p in self.passages), [p.label for p in self.passages], bm25_params
-        )
+        self.bm25 = BM25Index.from_passages(self.passages, bm25_params)
         self.build_seconds: dict[str, float] = {"bm25": time.perf_counter() - t0}
         docs = {name: i for i, name in enumerate(sorted({p.doc for p in self.passages}))}
         self._doc_codes = np.asarray([docs[p.doc] for p in self.passages], dtype=np.int32)
@@ -191,6 +197,9 @@ class Retriever:
             return SearchResult([], log.notes, log.timings_ms, chosen)
         t0 = time.perf_counter()
         final, traces = self._rank(question, chosen, k, log)
+        if self.split_parts:  # multi-part questions: each part ranked, merged (query.py)
+            merged = rank_by_parts(question, lambda part: self._rank(part, chosen, k, CallLog())[0])
+            final = merged if merged is not None else final
         hits = []
         for rank, (row, score) in enumerate(final[:k], start=1):
             trace = {stage: traces.get(stage, {}).get(row) for stage in STAGES}
@@ -218,7 +227,12 @@ class Retriever:
             final = self._widen(question, dn, bm)
         else:
             with log.timed("fuse"):
-                final = self.fusion.fuse({"bm25": bm, "dense": dn})
+                signals = (
+                    fusion.query_signals(self.bm25, question, bm, dn)
+                    if self.fusion.method == "signals"
+                    else None
+                )
+                final = self.fusion.fuse({"bm25": bm, "dense": dn}, signals)
         traces["fused"] = _trace(final)
         if mode == "rerank":
             final, reranked = self._rerank(question, final, log)

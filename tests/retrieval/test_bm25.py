@@ -130,7 +130,11 @@ def test_heading_field_carries_the_document_name():
     def passage(doc: str, label: str) -> Passage:
         return Passage(doc, 0, 1, 1, 0, 10, label, "Monthly uptime is 99.9% for every plan.")
 
-    passages = [passage("sla.md", "Commitments"), passage("faq.md", "Commitments"), passage("1033", "A title")]
+    passages = [
+        passage("sla.md", "Commitments"),
+        passage("faq.md", "Commitments"),
+        passage("1033", "A title"),
+    ]
     assert heading_texts(passages) == ["sla Commitments", "faq Commitments", "A title"]
     assert heading_texts(passages, BM25Params(name_in_heading=False))[0] == "Commitments"
     index = BM25Index.from_passages(passages + [passage(f"note-{i}.md", "x") for i in range(6)])

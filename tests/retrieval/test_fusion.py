@@ -118,3 +118,51 @@ def test_query_signals_from_an_index():
     assert 0 < sig.dense_coverage < sig.coverage
     none = fusion.query_signals(index, "lunch", index.search("lunch"), [(3, 0.5)])
     assert none.identifier_rows == () and none.dense_coverage == 0.0
+
+
+class _WordsOnlyEmbedder:
+    """Hashes words without digits: codes are invisible to it, as they nearly
+    are to a real sentence embedder, so dense prefers the wordier siblings."""
+
+    model_id = "words-only"
+
+    def _vec(self, text):
+        import hashlib
+
+        import numpy as np
+
+        v = np.zeros(32, dtype=np.float32)
+        for w in text.lower().replace("?", " ").replace(".", " ").replace(",", " ").split():
+            if not any(c.isdigit() for c in w):
+                v[int(hashlib.md5(w.encode()).hexdigest(), 16) % 32] += 1
+        return v / (np.linalg.norm(v) or 1)
+
+    def embed_passages(self, texts, batch_size=8):
+        import numpy as np
+
+        return np.stack([self._vec(t) for t in texts])
+
+    def embed_query(self, text):
+        return self._vec(text)
+
+
+@pytest.mark.parametrize("code", ["zq3x4w", "ISO-27001", "SOC 2", "v2.3.1", "ERR-4012", "$1,199"])
+def test_a_code_in_the_question_ranks_its_passage_first_in_bm25_and_default_mode(code):
+    from ragcore.corpus import Corpus
+    from ragcore.records import Document, Passage
+    from ragcore.retrieval import Retriever
+
+    siblings = {"zq3x4w": "zq3x5w", "ISO-27001": "ISO-27002", "SOC 2": "SOC 1", "v2.3.1": "v2.3.0"}
+    sibling = siblings.get(code, {"ERR-4012": "ERR-4013", "$1,199": "$1,099"}.get(code))
+    paras = [f"What the reference entry {sibling} means for the account and what the reference says."] * 3
+    paras += [f"Entry {code} is listed.", "Lunch is at noon.", "Parking is behind the office."]
+    paras += [f"Note {i} about the weekly team meeting schedule." for i in range(6)]
+    passages, docs = [], {}
+    for i, para in enumerate(paras):
+        name = f"doc{i}.md"
+        docs[name] = Document(name, name, "md", para, f"h{i}")
+        passages.append(Passage(name, 0, 1, 1, 0, len(para), "Notes", para))
+    retriever = Retriever(Corpus("codes", docs, passages), embedder=_WordsOnlyEmbedder())
+    question = f"What does the reference entry {code} mean for the account?"
+    for mode in ("bm25", "hybrid"):
+        assert retriever.search(question, mode=mode, k=3).hits[0].passage.doc == "doc3.md", mode
