@@ -13,10 +13,10 @@ same shape. The methods:
   2023) found more robust than RRF when one signal is much weaker.
 - Query-signal RRF (the default): RRF with k = ``k`` in
   which BM25's weight is set per query from what the query and the two
-  rankings show: it is 0 when the passage dense ranks first holds less than
-  half of the lexical match (query idf mass) that BM25's first passage
-  holds, since BM25 is then matching incidental words of a question asked
-  in other words than its evidence, and 1 otherwise; passages holding an
+  rankings show: it is 0 when the passage dense ranks first holds less
+  than a fifth of the query's idf mass, since BM25 is then matching
+  incidental words of a question asked in other words than its evidence,
+  and 1 otherwise; passages holding an
   identifier of the query ("ERR-4012") lead. Query performance prediction
   from retrieval signals (Carmel & Yom-Tov 2010; Aslam & Pavlu, ECIR 2007)
   used to weight fusion per query. The rule and its constants were chosen
@@ -211,8 +211,8 @@ class SignalRule:
     cross-validation (``scripts/fusion_study.py --cv``, docs/decisions.md)."""
 
     k: float = 20.0
-    feature: GateFeature = "support"
-    threshold: float = 0.5
+    feature: GateFeature = "dense_coverage"
+    threshold: float = 0.2
     low: float = 0.0
     soft: bool = False
     pin: bool = True
