@@ -374,6 +374,7 @@ def _folds(preps, groups, owner, bm25_scores, bm25_choice, dense_scores, scores,
         choose(scores[final_bm25], best_all, groups) if final_bm25 in scores else ({}, "")
     )
     return {
+        "kind": "fusion-cv",  # not a run (evaluation.run.is_run)
         "rule": "leave one collection out; settings chosen by the largest worst-case margin over the better "
         "single signal on the other collections (ties within 0.002 by the mean margin); BM25 by mean nDCG@10",
         "folds": rows,
