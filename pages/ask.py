@@ -14,7 +14,14 @@ from pages import _ui as ui
 from ragcore import errors
 from ragcore.records import STAGES
 from ragcore.services import AskOutcome
-from ragcore.services.asking import check_question, format_amount
+from ragcore.services.asking import (
+    INSTRUCTIONS_NOTE,
+    Lens,
+    SpendTracker,
+    check_question,
+    contains_instructions,
+    format_amount,
+)
 
 STAGE_NAMES = {"bm25": "BM25", "dense": "Dense", "fused": "Fused", "rerank": "Reranked"}
 DECISION_TEXT = {"accepted": "Accepted", "edited": "Accepted with edits", "rejected": "Rejected"}
@@ -46,7 +53,7 @@ if whole:
     )
 
 
-def spend():
+def spend() -> SpendTracker:
     """This session's spending cap (resumed from the AI log)."""
     if "spend" not in st.session_state:
         st.session_state["spend"] = ws.review.spend_tracker(session)
@@ -266,7 +273,7 @@ def show_checks(checks: dict) -> None:
         st.caption(f"{len(checks['uncited_sentences'])} sentence(s) carry no citation.")
 
 
-def show_lens(lens) -> None:
+def show_lens(lens: Lens | None) -> None:
     if lens is None or lens.kind == "none":
         return
     st.divider()
@@ -283,7 +290,7 @@ def show_lens(lens) -> None:
         show_risk(lens)
 
 
-def show_money(lens) -> None:
+def show_money(lens: Lens) -> None:
     if lens.conflicts:
         for k, conflict in enumerate(lens.conflicts):
             amounts = " vs ".join(format_amount(a, conflict.currency) for a in conflict.amounts)
@@ -321,7 +328,7 @@ def show_money(lens) -> None:
         st.caption("No amounts in the retrieved passages.")
 
 
-def show_risk(lens) -> None:
+def show_risk(lens: Lens) -> None:
     if not lens.findings:
         st.caption("No absolute wording (always, never, guarantee, unlimited…) in the retrieved passages.")
         return
@@ -373,7 +380,14 @@ def show_passages(outcome: AskOutcome) -> None:
     dense = ws.indexes.dense_ready(coll)
     for h in outcome.hits:
         p = h.passage
-        with st.expander(ui.md(f"#{h.rank} · {p.citation} · {p.label}")):
+        flagged = contains_instructions(p.text)
+        note = f" · ⚠ {INSTRUCTIONS_NOTE}" if flagged else ""
+        with st.expander(ui.md(f"#{h.rank} · {p.citation} · {p.label}") + note):
+            if flagged:
+                st.warning(
+                    f"This passage {INSTRUCTIONS_NOTE}: it reads like instructions to a model "
+                    "(ignore previous, system prompt, role tags). It was sent as quoted text only."
+                )
             st.html(ui.CSS + ui.passage_html(p))
             source_button(
                 "Open in document",

@@ -18,7 +18,7 @@ from ..evaluation.run import AnyRun, ChunkingRun, JsonValue, RunSettings, is_run
 from ..evaluation.runner import Ranker
 from ..evaluation.statistics import RESAMPLES
 from ..store import Library
-from .common import EVAL_DIR, REPO_ROOT, RESULTS_DIR, check_chunking, safe_name
+from .common import DEMO_COLLECTION, EVAL_DIR, REPO_ROOT, RESULTS_DIR, check_chunking, safe_name
 from .indexes import Indexes
 
 
@@ -69,6 +69,16 @@ class Evaluations:
                 out.append(describe_run(path, run))
         return out
 
+    @staticmethod
+    def preferred_run(stored: list[StoredRun], collection: str) -> int:
+        """Index of the run to open first: for the demo, the demo gold set's run with
+        the default chunking (not whichever file sorts first); else the first."""
+        if collection == DEMO_COLLECTION:
+            for i, run in enumerate(stored):
+                if run.path.stem == "demo" and run.kind == "run":
+                    return i
+        return 0
+
     def load_run(self, path: Path | str) -> AnyRun:
         path = Path(path)
         if path.resolve().parent != self.results_dir.resolve():
@@ -98,7 +108,7 @@ class Evaluations:
 
         if not rankers:
             raise errors.RagcoreError("choose at least one ranker")
-        gold = _uploaded_goldset(gold_bytes, safe_name(name, "goldset.json"))
+        gold = _uploaded_goldset(gold_bytes, safe_name(name, "goldset.json"), collection)
         retriever = self.indexes.retriever(collection)
         if not retriever.passages:
             raise errors.RagcoreError(f"the collection {collection!r} has no passages to evaluate against")
@@ -164,14 +174,22 @@ class Evaluations:
         )
 
 
-def _uploaded_goldset(gold_bytes: bytes, name: str) -> GoldSet:
+def _uploaded_goldset(gold_bytes: bytes, name: str, collection: str) -> GoldSet:
     """An uploaded gold set, read under its (sanitised) name so messages name
-    the file the user chose; its corpus is the collection (``"."``)."""
+    the file the user chose. It is scored against the chosen collection, so
+    its ``corpus`` may only be left out or name that collection: a server
+    path would be resolved, and the message would say which folders exist."""
     try:
         parsed = json.loads(gold_bytes)
     except (UnicodeDecodeError, ValueError):
         parsed = None  # load_goldset reports what is wrong with it
-    if isinstance(parsed, dict) and "corpus" not in parsed:
+    if isinstance(parsed, dict):
+        corpus = parsed.get("corpus", ".")
+        if corpus not in (".", collection):
+            raise errors.GoldSetError(
+                f"{name}: an uploaded gold set is scored against the chosen collection; its 'corpus' may "
+                f"only name that collection ({collection!r}) or be left out, not a folder"
+            )
         gold_bytes = json.dumps({**parsed, "corpus": "."}).encode("utf-8")
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / name
