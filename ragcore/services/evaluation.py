@@ -210,6 +210,8 @@ def describe_run(path: Path, run: AnyRun) -> StoredRun:
     chunking = run.settings.chunking
     extra = f", {chunking} chunking" if chunking else ""
     title = f"{name}: {run.questions.scored} questions, {', '.join(rankers)}{extra}"
+    if run.kind == "answers":
+        title = f"{name}: answers ({path.stem}), {title.split(': ', 1)[1]}"  # one title per stored answer run
     return StoredRun(path, name, "run", run.questions.scored, rankers, title)
 
 
