@@ -8,10 +8,7 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from urllib.parse import urlparse
 
@@ -19,7 +16,8 @@ import pytest
 
 from ragcore.answer.llm import PROVIDERS
 from tests.app.helpers import shared_home
-from tests.browser.test_app_browser import CHROMIUM, REPO, SHOTS, _free_port, _need_chromium
+from tests.browser.serve import REPO, streamlit_app
+from tests.browser.test_app_browser import CHROMIUM, SHOTS, _free_port, _need_chromium
 
 pytestmark = pytest.mark.browser
 PRICING = "Is our pricing consistent?"
@@ -33,36 +31,8 @@ def server(tmp_path_factory) -> Iterator[str]:
     keys = {key_env for key_env, _, _ in PROVIDERS}
     env = {k: v for k, v in os.environ.items() if k not in keys and k != "RAGCORE_LLM_MODEL"}
     env.update(RAGCORE_HOME=str(shared_home(tmp_path_factory)), PYTHONPATH=str(REPO))
-    port = _free_port()
-    with open(home / "streamlit.log", "w") as log:
-        proc = subprocess.Popen(
-            [
-                sys.executable, "-m", "streamlit", "run", str(REPO / "app.py"), "--server.address",
-                "127.0.0.1", "--server.port", str(port), "--server.headless", "true",
-            ],
-            cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
-        )  # fmt: skip
-        url = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + 90
-            while True:
-                try:
-                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
-                        if reply.status == 200:
-                            break
-                except OSError:
-                    pass
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"streamlit did not start:\n{(home / 'streamlit.log').read_text()[-3000:]}")
-                time.sleep(0.5)
-            yield url
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+    with streamlit_app(_free_port(), env, home / "streamlit.log") as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -116,7 +86,7 @@ def test_an_upload_with_every_file_refused_says_so(visit, tmp_path) -> None:
         path = tmp_path / f"empty-{i}.txt"
         path.write_bytes(b"")
         files.append(str(path))
-    tab.locator("[data-testid='stFileUploader'] input[type='file']").set_input_files(files)
+    tab.locator("[data-testid='stFileUploader'] input[type='file']").first.set_input_files(files)
     tab.get_by_role("button", name="Add to library").click()
     tab.get_by_text("Done with 4 files: 0 added, 4 refused").wait_for(timeout=120_000)
     refused = tab.get_by_test_id("stAlertContentError")
@@ -132,7 +102,7 @@ def test_remove_asks_for_confirmation(visit, tmp_path) -> None:
     note.write_bytes(f"# Short note {stamp}\n\nThe office closes at six.\n".encode())
     before = tab.get_by_role("heading", name=re.compile(r"^Documents \(\d+\)$")).inner_text()
     count = int(re.search(r"\d+", before).group())
-    tab.locator("[data-testid='stFileUploader'] input[type='file']").set_input_files(str(note))
+    tab.locator("[data-testid='stFileUploader'] input[type='file']").first.set_input_files(str(note))
     tab.get_by_role("button", name="Add to library").click()
     tab.get_by_test_id("stAlertContentSuccess").filter(has_text=f"note-{stamp}").wait_for(timeout=240_000)
     tab.get_by_test_id("stSelectbox").filter(has_text="Document").locator("input").first.fill(note.name)
