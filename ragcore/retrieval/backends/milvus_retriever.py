@@ -57,9 +57,15 @@ class MilvusRetriever(Retriever):
         # No super().__init__(): BM25 and the vectors live in Milvus, not here.
         self.corpus = corpus
         self.index_dir = None  # nothing is saved locally
+        self.split_parts = False  # multi-part splitting is off by default in the embedded index too
         self.passages: list[Passage] = corpus.passages
         self.vector_cache = vector_cache
         self.fusion = fusion_config or FusionConfig()
+        if self.fusion.method == "signals":
+            # The per-query "signals" rule reads term statistics of the
+            # embedded BM25 index, which Milvus does not hold: until Milvus
+            # computes them, hybrid here uses the previous default, agreement.
+            self.fusion = FusionConfig(method="agreement")
         self.reranker = reranker
         self.default_mode: Mode = _check_mode(default_mode)
         self._embedder = embedder

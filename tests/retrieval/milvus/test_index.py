@@ -15,6 +15,7 @@ from ragcore.records import Passage
 from ragcore.retrieval.backends import milvus_schema as schema
 from ragcore.retrieval.backends import parse_index
 from ragcore.retrieval.backends.milvus import IndexUnavailable, MilvusIndex, forget_client
+from ragcore.retrieval.bm25 import BM25Params
 from ragcore.text import STOP_WORDS
 
 from .conftest import free_port
@@ -138,7 +139,7 @@ def _milvus_tokens(text: str) -> list[str]:
     return [t for t in re.findall(r"\w+", text.lower()) if t not in STOP_WORDS]
 
 
-def reference_bm25(texts: list[str], k1: float = 1.2, b: float = 0.75):
+def reference_bm25(texts: list[str], k1: float = BM25Params().k1, b: float = BM25Params().b):
     """BM25 as Milvus documents it (idf = ln(1 + (N - df + 0.5) / (df + 0.5))),
     over Milvus's standard tokens: lower-case word characters, our stop list.
     Returns ``score(query) -> list of scores``, one per text."""
@@ -163,7 +164,7 @@ def reference_bm25(texts: list[str], k1: float = 1.2, b: float = 0.75):
 
 
 def test_bm25_order_is_bm25_on_milvus_tokens(lite_target):
-    """Milvus's BM25 order equals BM25 (k1=1.2, b=0.75) computed here on the
+    """Milvus's BM25 order equals BM25 (the embedded k1 and b) computed here on the
     same tokens; only passages whose scores tie may swap."""
     passages = make_passages(n_docs=8, per_doc=6)
     index, keys, _ = synced(lite_target, passages)

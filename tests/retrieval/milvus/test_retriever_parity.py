@@ -3,7 +3,7 @@ order, never raw scores.
 
 - Dense: the same top 10 for every demo gold question (HNSW at this size
   with ef >= 200 finds the exact neighbours).
-- BM25: Milvus scores BM25 (k1 1.2, b 0.75) on its own tokens, equal to a
+- BM25: Milvus scores BM25 (the embedded index's k1 and b) on its own tokens, equal to a
   reference computed here except where scores tie. The embedded BM25 orders
   differently because its tokenizer differs: it stems (Snowball), keeps
   money and numbers whole ("$1,299" one token), and adds heading and
