@@ -239,9 +239,9 @@ def _trace_text(hit) -> str:
 def cmd_ask(args) -> int:
     from .answer.pipeline import answer_question
 
-    _corpus, retriever, hits = _search(args)
+    corpus, retriever, hits = _search(args)
     mode = args.mode or retriever.default_mode
-    result = answer_question(args.question, hits, lens=args.lens, env=os.environ)
+    result = answer_question(args.question, hits, lens=args.lens, env=os.environ, passages=corpus.passages)
     if args.json:
         out = {
             "question": args.question,

@@ -131,6 +131,7 @@ class Asking:
             stream_callback=stream_callback,
             completion=completion,
             documents=searched.corpus.documents,
+            passages=searched.passages,
         )
         timings["answer"] = (time.perf_counter() - t0) * 1000
         notes.extend(result.notes)
