@@ -40,9 +40,7 @@ PAGES = [
 
 
 def model_status() -> str:
-    from ragcore.answer.llm import find_model
-
-    found = find_model(os.environ)
+    found = ui.workspace().asking.model(os.environ)
     return "No key: extractive answers" if found is None else f"Model: {found.model}"
 
 

@@ -11,10 +11,9 @@ import streamlit as st
 
 from pages import _ui as ui
 from ragcore import errors
-from ragcore.answer.llm import disclosure, find_model
-from ragcore.lenses.money import format_amount
 from ragcore.records import STAGES
 from ragcore.services import DEMO_COLLECTION, DEMO_QUESTIONS, AskOutcome
+from ragcore.services.asking import format_amount
 
 STAGE_NAMES = {"bm25": "BM25", "dense": "Dense", "fused": "Fused", "rerank": "Reranked"}
 DECISION_TEXT = {"accepted": "Accepted", "edited": "Accepted with edits", "rejected": "Rejected"}
@@ -22,7 +21,7 @@ DECISION_TEXT = {"accepted": "Accepted", "edited": "Accepted with edits", "rejec
 ws = ui.workspace()
 coll = ui.collection()
 session = ui.session_id()
-model = find_model(os.environ)
+model = ws.asking.model(os.environ)
 ui.style()
 
 st.title("Ask")
@@ -122,7 +121,7 @@ if model is not None:
         help="Study items: the model writes short-answer and multiple-choice questions on a topic, from the "
         "passages retrieved for it; each item is checked and waits for your review.",
     )
-    st.caption(disclosure(model, spend()))
+    st.caption(ws.asking.disclosure(model, spend()))
 
 
 def _ask_example() -> None:

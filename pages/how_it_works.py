@@ -135,7 +135,7 @@ stage(
     "shows the fused order, and says so, unless you point RAGCORE_RERANKER_DIR at a model folder.",
 )
 
-model = ws.explain.model(os.environ)
+model = ws.asking.model(os.environ)
 stage(
     6,
     "Lens and answer",

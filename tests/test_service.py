@@ -782,3 +782,12 @@ def test_a_failed_background_warm_up_is_logged_and_kept(workspace: Workspace, mo
     assert workspace.warm_error == "RuntimeError: model file missing"
     assert "background warm-up failed" in caplog.text and "model file missing" in caplog.text
     assert workspace.start_warm_up() is thread  # started once per workspace
+
+
+def test_the_services_literal_modes_are_the_retrievers_modes() -> None:
+    import typing
+
+    from ragcore.retrieval import MODES
+    from ragcore.services.common import Mode
+
+    assert set(typing.get_args(Mode)) == set(MODES)

@@ -1,9 +1,11 @@
 """Score rankers on a set of questions and compare them, question by question.
 
-``evaluate`` works on ranked id lists, so it runs without any retrieval;
-``retriever_rankers`` adapts the project's Retriever, and ``compare_chunkings``
-scores one gold set under several chunkings. The result is the run's JSON
-(see docs/goldset-format.md and ``python -m ragcore eval``).
+``score_run`` works on ranked id lists, so it runs without any retrieval, and
+returns a typed ``Run`` (``evaluate`` returns its JSON, see
+docs/goldset-format.md); ``compare_chunkings`` scores one gold set under
+several chunkings. ``Scoring`` holds what every ranker and chunking is scored
+with. Rankers over the project's Retriever come from ``rankers``; a whole run
+(index, scoring, recorded settings) is made by ``orchestration``.
 
 Method (per question, then aggregated over questions): Sakai, "Statistical
 Reform in Information Retrieval?", SIGIR Forum 48(1), 2014, and Smucker,

@@ -11,12 +11,14 @@ from dataclasses import dataclass, field, replace
 
 from .. import errors
 from ..answer.calls import SpendTracker
+from ..answer.models import ModelConfig, disclosure, find_model
 from ..corpus import Corpus
 from ..lenses import Lens
+from ..lenses.money import format_amount as format_amount  # for showing a lens's figures
 from ..records import Answer, Hit, Passage
 from ..store import Library
 from .collections import isolated
-from .common import DEFAULT_K, Completion
+from .common import DEFAULT_K, AnswerMode, Completion, LensRequest, Mode
 from .indexes import Indexes
 from .review import open_ai_log
 
@@ -37,7 +39,7 @@ class AskOutcome:
 
     question: str
     collection: str
-    mode: str
+    mode: Mode
     hits: list[Hit]
     answer: Answer | None
     lens: Lens | None
@@ -52,10 +54,10 @@ class LastQuery:
 
     question: str
     collection: str
-    mode: str
+    mode: Mode
     timings_ms: dict[str, float]
     hits: int
-    answer_mode: str | None
+    answer_mode: AnswerMode | None
 
 
 class Asking:
@@ -68,8 +70,18 @@ class Asking:
         self.last_query: LastQuery | None = None
         self._last_queries: dict[str | None, LastQuery] = {}  # per session (session isolation)
 
+    @staticmethod
+    def model(env: Mapping[str, str] | None = None) -> ModelConfig | None:
+        """The model that writes answers (keys from ``env``), or None: answers are extractive."""
+        return find_model(env)
+
+    @staticmethod
+    def disclosure(model: ModelConfig | None, spend: SpendTracker | None = None) -> str:
+        """What leaves the machine when a question is asked, to show before the first call."""
+        return disclosure(model, spend)
+
     def search(
-        self, collection: str, question: str, mode: str = "hybrid", k: int = DEFAULT_K
+        self, collection: str, question: str, mode: Mode = "hybrid", k: int = DEFAULT_K
     ) -> tuple[list[Hit], SearchSnapshot]:
         """The top ``k`` hits, and this search's ``notes`` and ``timings_ms``
         (with the searched ``passages`` and ``corpus``)."""
@@ -93,8 +105,8 @@ class Asking:
         collection: str,
         question: str,
         *,
-        mode: str = "hybrid",
-        lens: str = "auto",
+        mode: Mode = "hybrid",
+        lens: LensRequest = "auto",
         k: int = DEFAULT_K,
         env: Mapping[str, str] | None = None,
         session: str | None = None,
@@ -142,7 +154,7 @@ class Asking:
         self._remember(outcome, started, session)
         return outcome
 
-    def relens(self, outcome: AskOutcome, lens: str) -> AskOutcome:
+    def relens(self, outcome: AskOutcome, lens: LensRequest) -> AskOutcome:
         """The same hits under another lens, without a new model call: a
         model's answer is kept; an extractive answer is rebuilt, since it
         leads with the lens's findings."""

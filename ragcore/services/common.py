@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
-import re
-import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
+
+from ..names import safe_name as safe_name  # the one sanitiser of names
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEMO_DIR = REPO_ROOT / "corpus" / "demo"
@@ -19,6 +19,10 @@ UPLOADS_COLLECTION = "uploads"
 SESSION_PREFIX = "session:"  # private upload collections when RAGCORE_ISOLATION=session
 
 Chunking = Literal["auto", "heading", "sentence", "whole"]
+# Retrieval modes (as ragcore.retrieval.MODES) and the lens a user may ask for.
+Mode = Literal["bm25", "dense", "hybrid", "widen", "rerank"]
+LensRequest = Literal["auto", "money", "risk", "none"]
+AnswerMode = Literal["extractive", "model"]
 CHUNKINGS: tuple[Chunking, ...] = ("auto", "heading", "sentence", "whole")
 UPLOAD_SUFFIXES = ("pdf", "txt", "md", "markdown", "text")
 DEFAULT_K = 8
@@ -54,26 +58,3 @@ def positive_setting(name: str, default: float) -> float:
     if not value > 0:
         raise ValueError(f"{name} must be greater than 0, not {raw!r}")
     return value
-
-
-_UNSAFE = re.compile(r"[^\w .()\-+,&@=]", re.UNICODE)
-
-
-def safe_name(filename: str, default: str = "upload") -> str:
-    """A document name from an upload's file name: its base name only, with
-    control and path characters replaced, never a path.
-
-    The name is only ever a label in the library; no file is opened or
-    written under it.
-    """
-    base = re.split(r"[\\/]", filename or "")[-1]
-    base = unicodedata.normalize("NFC", base)
-    base = "".join(ch for ch in base if unicodedata.category(ch)[0] != "C")
-    base = _UNSAFE.sub("_", base).strip(" .")
-    stem, dot, suffix = base.rpartition(".")
-    if not dot:
-        stem, suffix = base, ""
-    stem = stem.strip(" .") or default
-    suffix = suffix.lower()[:10]
-    stem = stem[: 120 - len(suffix) - 1]
-    return f"{stem}.{suffix}" if suffix else stem

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..answer.models import ModelConfig, find_model
 from ..store import Library
 from .asking import Asking, LastQuery
 from .indexes import Indexes
@@ -46,10 +44,6 @@ class Explain:
     def pipeline(self) -> PipelineFigures:
         """The settings each stage of the pipeline runs with."""
         return pipeline_figures()
-
-    def model(self, env: Mapping[str, str] | None = None) -> ModelConfig | None:
-        """The model that writes answers, or None (extractive answers)."""
-        return find_model(env)
 
     def facts(self, collection: str, session: str | None = None) -> CollectionFacts:
         """Live figures of ``collection``; the last query is the session's own

@@ -11,7 +11,7 @@ from .. import errors
 from ..answer.ailog import AiLog, CallRecord
 from ..answer.calls import SpendTracker
 from ..store import Library
-from .common import DEFAULT_K, Completion
+from .common import DEFAULT_K, Completion, Mode
 
 if TYPE_CHECKING:
     from ..answer.study import StudyItem
@@ -49,7 +49,7 @@ class Review:
         *,
         session: str | None = None,
         spend: SpendTracker | None = None,
-        mode: str = "hybrid",
+        mode: Mode = "hybrid",
         k: int = DEFAULT_K,
         env: Mapping[str, str] | None = None,
         completion: Completion | None = None,
