@@ -345,6 +345,11 @@ def _findings(hits: Sequence[Hit]) -> list[Finding]:
     return findings
 
 
+def _word(f: Finding) -> str:
+    """The term as a word stem ("guarantees" and "guarantee" meet, "as is" does not)."""
+    return re.sub(r"\W", "", f.matched.lower())[:6]
+
+
 def _contradiction_pairs(findings: Sequence[Finding]) -> list[tuple[int, int]]:
     """Contradicting pairs, one per pair of sentences and kind of claim: one
     sentence makes one claim of a kind, however many of its words match."""
@@ -367,7 +372,7 @@ def risk_lens(hits: Sequence[Hit]) -> RiskLens:
     findings = _findings(hits)
     # the plainest contradictions first: one term against its own denial ("guarantee" / "no guarantees")
     pairs = sorted(
-        _contradiction_pairs(findings), key=lambda p: (findings[p[0]].term != findings[p[1]].term, p)
+        _contradiction_pairs(findings), key=lambda p: (_word(findings[p[0]]) != _word(findings[p[1]]), p)
     )
     rank = {}
     for k, (i, j) in enumerate(pairs):
