@@ -41,7 +41,9 @@ PAGES = [
 
 def model_status() -> str:
     found = ui.workspace().asking.model(os.environ)
-    return "No key: extractive answers" if found is None else f"Model: {found.model}"
+    if found is None:
+        return "No key: extractive answers"
+    return f"Model: {found.model}" + (f" ({ui.LOCAL_LABEL})" if found.on_this_machine else "")
 
 
 def sidebar() -> None:

@@ -18,6 +18,7 @@ import streamlit as st
 from ragcore import config
 from ragcore.records import Passage
 from ragcore.services import DEMO_COLLECTION, DocumentView, Workspace
+from ragcore.services.generation import LOCAL_LABEL  # noqa: F401 - the sidebar's label for a local model
 
 MODES = {
     "hybrid": "Hybrid (BM25 + dense, fused)",

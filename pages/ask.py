@@ -9,6 +9,7 @@ import os
 import pandas as pd
 import streamlit as st
 
+from pages import _curated as curated_ui
 from pages import _ui as ui
 from ragcore import errors
 from ragcore.records import STAGES
@@ -205,14 +206,20 @@ def prepare_dense() -> None:
 
 
 def show_answer(outcome: AskOutcome) -> None:
-    answer = outcome.answer
     st.divider()
+    show_answer_block(outcome.answer, "Answer", "cite")
+    if outcome.computed_answer is not None:
+        st.caption(
+            "The pinned answer above was written by a person; the answer computed from the passages follows."
+        )
+        show_answer_block(outcome.computed_answer, "Computed answer", "computed-cite")
+
+
+def show_answer_block(answer, title: str, key: str) -> None:
     head, badge = st.columns([5, 1], vertical_alignment="center")
-    head.subheader("Answer")
-    if answer.mode == "model":
-        badge.badge(f"Model: {answer.model}", icon=":material/smart_toy:", color="violet")
-    else:
-        badge.badge("Extractive", icon=":material/format_quote:", color="gray")
+    head.subheader(title)
+    speaker = curated_ui.speaker(answer)
+    badge.badge(speaker.label, icon=speaker.icon, color=speaker.color)
     reason = f" · {answer.reason}" if answer.reason and answer.reason not in answer.header else ""
     st.caption(ui.md(answer.header + reason))
     st.html(ui.CSS + ui.answer_html(answer.text))
@@ -226,7 +233,7 @@ def show_answer(outcome: AskOutcome) -> None:
                 label = f"[{c.n}] {c.doc} · {ui.span_text(c.first_line, c.last_line)}"
                 if c.pages:
                     label += f" · p. {c.pages[0]}"
-                source_button(label, f"cite-{c.n}", c.doc, c.first_line, c.last_line, help=c.label)
+                source_button(label, f"{key}-{c.n}", c.doc, c.first_line, c.last_line, help=c.label)
     if answer.mode == "model":
         st.markdown("**Review this answer**")
         review_controls(answer.checks.get("call_id"), "answer", answer.text, key="review-answer")
@@ -376,19 +383,21 @@ def show_passages(outcome: AskOutcome) -> None:
                 p.last_line,
                 icon=":material/open_in_new:",
             )
-            if dense:
-                related = ws.asking.related(coll, p, k=3)
-                if related:
-                    st.markdown("**Related across documents**")
-                    for j, (other, score) in enumerate(related):
-                        source_button(
-                            f"{other.citation} · {other.label} (similarity {score:.2f})",
-                            f"rel-{h.rank}-{j}",
-                            other.doc,
-                            other.first_line,
-                            other.last_line,
-                            type="tertiary",
-                        )
+            st.caption("From the documents: a quote of the lines above.")
+            for note in curated_ui.notes_for(ws, coll, p):
+                st.info(ui.md(f"Curated note: {note.text}"), icon=":material/edit_note:")
+            related = curated_ui.related_strip(ws, coll, p, dense)
+            if related:
+                st.markdown("**Related across documents**")
+                for j, item in enumerate(related):
+                    source_button(
+                        item.label,
+                        f"rel-{h.rank}-{j}",
+                        item.doc,
+                        item.first_line,
+                        item.last_line,
+                        type="tertiary",
+                    )
 
 
 # ------------------------------------------------------------ study items
@@ -464,6 +473,12 @@ def show_log() -> None:
         f"Every model call of this session: what was sent (passages, sizes) and what it cost. "
         f"Spent ${tracker.spent_usd:.4f} of the ${tracker.cap_usd:.2f} cap."
     )
+    invalid = sum(c.outcome in ("invalid_json", "schema_error") for c in calls)
+    if invalid:  # counted and shown: small local models often miss the JSON shape
+        st.caption(
+            f"Invalid replies: {invalid} of {len(calls)} (not JSON of the expected shape); the "
+            "extractive answer was shown instead."
+        )
     st.dataframe(
         pd.DataFrame(
             [

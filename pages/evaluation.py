@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from pages import _charts as charts
+from pages import _geneval as geneval
 from pages import _ui as ui
 from ragcore import errors
 from ragcore.evaluation.run import ChunkingRun, Comparison, MetricSummary, RankedEntry, Run
@@ -30,7 +31,7 @@ st.caption("How well each ranker finds the passages a gold set marks as relevant
 
 source = st.segmented_control(
     "Run",
-    ["Stored run", "Run now", "My gold set"],
+    ["Stored run", "Run now", "My gold set", "Generation"],
     default="Stored run",
     key="eval-source",
     label_visibility="collapsed",
@@ -105,6 +106,8 @@ elif source == "Run now":
                 bar.empty()
                 st.error(ui.md(exc))
         run = st.session_state.get("eval-fresh")
+elif source == "Generation":  # what a model writes, rated blind (pages/_geneval.py)
+    geneval.show(ws.generation, ui.session_id(), coll)
 else:
     st.caption(
         f"Upload a gold-set JSON (see docs/goldset-format.md); it is scored against the loaded collection "

@@ -7,6 +7,7 @@ from datetime import datetime
 import pandas as pd
 import streamlit as st
 
+from pages import _curated as curated_ui
 from pages import _ui as ui
 from ragcore import config, errors
 from ragcore.services import CHUNKINGS, DEMO_COLLECTION, UPLOAD_SUFFIXES
@@ -162,3 +163,6 @@ p = passages[int(pick) - 1]
 st.caption(ui.md(f"{p.citation} · {p.label}"))
 view = ws.docs.document_view(coll, name, p.first_line, p.last_line, context=2)
 st.html(ui.CSS + ui.lines_html(view))
+
+st.divider()
+curated_ui.library_section(ws, coll)

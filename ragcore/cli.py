@@ -60,6 +60,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("ask", help="answer a question with citations")
     _add_search_args(p)
     p.add_argument("--lens", default="auto", choices=["auto", "money", "risk", "none"])
+    p.add_argument(
+        "--curated",
+        default="on",
+        choices=["on", "off"],
+        help="show a pinned answer first when the question is close to a curated one (default: on)",
+    )
 
     try:
         from .evaluation import command as eval_command
@@ -193,7 +199,7 @@ def make_retriever(corpus, library):
 
         reranker = Reranker.from_settings()
         reranker.wait(timeout=60)
-    return Retriever(corpus, library=library, reranker=reranker)
+    return Retriever(corpus, vector_cache=library, reranker=reranker)
 
 
 def _search(args):
@@ -203,25 +209,23 @@ def _search(args):
     if not corpus.passages:
         raise errors.RagcoreError("the corpus has no passages to search")
     retriever = make_retriever(corpus, library)
-    hits = retriever.search(args.question, args.mode, args.k)
-    return corpus, retriever, hits
+    return corpus, retriever.search(args.question, args.mode, args.k)
 
 
 def cmd_search(args) -> int:
-    _corpus, retriever, hits = _search(args)
-    mode = args.mode or retriever.default_mode
+    _corpus, found = _search(args)
     if args.json:
         out = {
             "question": args.question,
-            "mode": mode,
-            "notes": retriever.notes,
-            "hits": [h.to_json() for h in hits],
+            "mode": found.mode,
+            "notes": found.notes,
+            "hits": [h.to_json() for h in found.hits],
         }
         print(json.dumps(out, ensure_ascii=False))
         return 0
-    for note in retriever.notes:
+    for note in found.notes:
         print(f"note: {note}")
-    for h in hits:
+    for h in found.hits:
         where = printable(f"{h.passage.citation}  [{h.passage.label}]")
         print(f"{h.rank:>2}. {h.score:8.4f}  {where}  {_trace_text(h)}")
         print("    " + printable(" ".join(h.passage.text.split())[:160]))
@@ -238,31 +242,59 @@ def _trace_text(hit) -> str:
 
 def cmd_ask(args) -> int:
     from .answer.pipeline import answer_question
+    from .curated import curated_answer
 
-    corpus, retriever, hits = _search(args)
-    mode = args.mode or retriever.default_mode
-    result = answer_question(args.question, hits, lens=args.lens, env=os.environ, passages=corpus.passages)
+    corpus, found = _search(args)
+    pinned = curated_match(args, corpus) if found.hits else None
+    env = {} if pinned is not None else os.environ  # a pinned answer leads: no model call
+    result = answer_question(args.question, found.hits, lens=args.lens, env=env, passages=corpus.passages)
+    answers = [result.answer] if pinned is None else [curated_answer(pinned), result.answer]
     if args.json:
         out = {
             "question": args.question,
-            "mode": mode,
-            "notes": retriever.notes + result.notes,
-            "hits": [h.to_json() for h in hits],
+            "mode": found.mode,
+            "notes": found.notes + result.notes,
+            "hits": [h.to_json() for h in found.hits],
             "lens": result.lens.to_json(),
-            "answer": result.answer.to_json(),
+            "answer": answers[0].to_json(),
         }
+        if pinned is not None:
+            out["computed_answer"] = result.answer.to_json()
         print(json.dumps(out, ensure_ascii=False))
         return 0
-    print(printable(result.answer.header))
+    for answer in answers:
+        print_answer(answer)
+    return 0
+
+
+def print_answer(answer) -> None:
+    print(printable(answer.header))
     print()
-    for line in result.answer.text.split("\n"):
+    for line in answer.text.split("\n"):
         print(printable(line))
     print()
-    for c in result.answer.citations:
+    for c in answer.citations:
         print(printable(f"[{c.n}] {c.doc}, lines {c.first_line}-{c.last_line} ({c.label})"))
-    for line in check_lines(result.answer.checks):
+    for line in check_lines(answer.checks):
         print(line)
-    return 0
+    print()
+
+
+def curated_match(args, corpus):
+    """The pinned answer for the question, when the corpus folder has a curated
+    file beside it (``DIR.curated.json``) and ``--curated`` is on."""
+    from .curated import curated_path_for, load_curated, match_question
+    from .retrieval.embedding import get_embedder
+
+    if args.curated != "on" or not args.corpus:
+        return None
+    path = curated_path_for(Path(args.corpus))
+    if not path.is_file():
+        return None
+    layer = load_curated(path, corpus.documents)
+    for problem in layer.problems:
+        print(printable(f"warning: curated entry skipped: {problem}"), file=sys.stderr)
+    return match_question(args.question, layer, get_embedder())
 
 
 def check_lines(checks: dict) -> list[str]:

@@ -18,13 +18,14 @@ from functools import lru_cache
 from pathlib import Path
 
 from . import config, errors
+from .chunking import chunk_document, resolve_strategy
 from .documents import SUPPORTED_SUFFIXES
 
 # Every file is read under the guard's limits; the plain name keeps one seam for tests.
 from .guard import load_path_guarded as load_path
 from .names import safe_path_name
 from .records import Document, Passage, sha256_hex
-from .store import Library
+from .store import AddResult, Library
 
 
 @dataclass
@@ -56,6 +57,28 @@ class Corpus:
     def fingerprint(self) -> str:
         """Stable key for caches built over this exact set of passages."""
         return sha256_hex(json.dumps([(p.doc, p.start, p.end, p.chunking) for p in self.passages]))[:16]
+
+
+def chunk(doc: Document, chunking: str = "auto") -> tuple[str, list[Passage]]:
+    """The strategy ``chunking`` resolves to for ``doc``, and the passages it cuts."""
+    strategy = resolve_strategy(doc, chunking)
+    return strategy, chunk_document(doc, strategy)
+
+
+def add_document(
+    library: Library, collection: str, doc: Document, chunking: str = "auto", *, replace: bool = True
+) -> AddResult:
+    """Chunk ``doc`` and store it with its passages in one transaction (see
+    ``Library.add_document`` for duplicates and replacement)."""
+    strategy, passages = chunk(doc, chunking)
+    return library.add_document(collection, doc, passages, strategy, replace=replace)
+
+
+def rechunk(library: Library, collection: str, name: str, chunking: str) -> int:
+    """Re-cut one stored document with another strategy; returns passages made."""
+    doc = library.get_document(collection, name)
+    strategy, passages = chunk(doc, chunking)
+    return library.replace_passages(collection, name, strategy, passages)
 
 
 def default_library() -> Library:
@@ -98,7 +121,7 @@ def ingest_files(
             progress(k, len(paths), name)
         try:
             doc = load_path(path, name, max_bytes=max_bytes)
-            result = library.add_document(collection, doc, chunking)
+            result = add_document(library, collection, doc, chunking)
         except errors.RagcoreError as exc:
             reports.append(IngestReport(name, "error", error=getattr(exc, "reason", str(exc))))
             continue
@@ -141,7 +164,7 @@ def sync_folder(
             continue
         if info is not None and info.content_hash == digest:
             if chunking not in ("auto", info.chunking):
-                library.rechunk(collection, name, chunking)
+                rechunk(library, collection, name, chunking)
             reports.append(IngestReport(name, "unchanged", info.passages))
         elif name in failed and failed[name][0] == digest:
             # The same bytes failed before: report it again without re-parsing.
@@ -217,7 +240,9 @@ def load_corpus(
         marker = sha256_hex((path / "corpus.jsonl").read_bytes()) + ":" + parser_version()
         if library.fingerprint_marker(collection) != marker:
             library.drop_collection(collection)
-            library.add_documents_bulk(collection, load_beir_documents(path), strategy)
+            library.add_documents_bulk(
+                collection, ((doc, *chunk(doc, strategy)) for doc in load_beir_documents(path))
+            )
             library.set_fingerprint_marker(collection, marker)
         corpus = corpus_from_library(library, collection)
         corpus.kind = "beir"

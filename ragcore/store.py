@@ -6,6 +6,9 @@ or none of it; WAL so readers never block the writer. Passage text is not
 stored twice: it is the document's text between the passage's offsets.
 Embeddings are keyed by (passage content hash, model id), so an unchanged
 passage is never embedded twice, whatever document or collection it is in.
+
+The library persists what it is given: callers chunk a document
+(``ragcore.corpus.add_document`` does it for them) and hand it the passages.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +25,6 @@ from pathlib import Path
 import numpy as np
 
 from . import errors
-from .chunking import chunk_document, resolve_strategy
 from .permissions import secure_home
 from .records import Document, Passage
 
@@ -224,15 +226,20 @@ class Library:
     # ------------------------------------------------------------ documents
 
     def add_document(
-        self, collection: str, doc: Document, chunking: str = "auto", *, replace: bool = True
+        self,
+        collection: str,
+        doc: Document,
+        passages: Sequence[Passage],
+        chunking: str,
+        *,
+        replace: bool = True,
     ) -> AddResult:
-        """Chunk and store ``doc`` in one transaction.
+        """Store ``doc`` and its ``passages`` (cut with strategy ``chunking``)
+        in one transaction.
 
         Same bytes already present (under any name) -> "duplicate", nothing
         stored. Same name with new bytes -> "replaced" when ``replace``.
         """
-        strategy = resolve_strategy(doc, chunking)
-        passages = chunk_document(doc, strategy)
         with self._tx() as conn:
             # The collection is made in the same transaction: a failed add
             # leaves no trace, not even an empty collection.
@@ -254,20 +261,21 @@ class Library:
                     )
                 conn.execute("DELETE FROM documents WHERE id = ?", (existing[0],))
                 status = "replaced"
-            doc_id = self._insert_document(conn, collection, doc, strategy, time.time())
+            doc_id = self._insert_document(conn, collection, doc, chunking, time.time())
             self._insert_passages(conn, doc_id, passages)
         return AddResult(doc.name, status, len(passages))
 
-    def add_documents_bulk(self, collection: str, docs: list[Document], chunking: str = "auto") -> int:
-        """Store many documents in one transaction (benchmark corpora); no
-        dedupe. Returns the number of passages made."""
+    def add_documents_bulk(
+        self, collection: str, chunked: Iterable[tuple[Document, str, Sequence[Passage]]]
+    ) -> int:
+        """Store many (document, chunking strategy, passages) in one
+        transaction (benchmark corpora); no dedupe. Returns the number of
+        passages stored."""
         total = 0
         now = time.time()
         with self._tx() as conn:
             self._ensure_collection(conn, collection)
-            for doc in docs:
-                strategy = resolve_strategy(doc, chunking)
-                passages = chunk_document(doc, strategy)
+            for doc, strategy, passages in chunked:
                 doc_id = self._insert_document(conn, collection, doc, strategy, now)
                 self._insert_passages(conn, doc_id, passages)
                 total += len(passages)
@@ -359,11 +367,9 @@ class Library:
             cur = conn.execute("DELETE FROM documents WHERE collection = ? AND name = ?", (collection, name))
         return cur.rowcount > 0
 
-    def rechunk(self, collection: str, name: str, chunking: str) -> int:
-        """Re-cut one stored document with another strategy; returns passages made."""
-        doc = self.get_document(collection, name)
-        strategy = resolve_strategy(doc, chunking)
-        passages = chunk_document(doc, strategy)
+    def replace_passages(self, collection: str, name: str, chunking: str, passages: Sequence[Passage]) -> int:
+        """Swap one stored document's passages for ``passages`` (cut with
+        strategy ``chunking``) in one transaction; returns how many."""
         with self._tx() as conn:
             row = conn.execute(
                 "SELECT id FROM documents WHERE collection = ? AND name = ?", (collection, name)
@@ -371,7 +377,7 @@ class Library:
             if row is None:
                 raise errors.LibraryError(f"{name}: no such document in {collection!r}")
             conn.execute("DELETE FROM passages WHERE document_id = ?", (row[0],))
-            conn.execute("UPDATE documents SET chunking = ? WHERE id = ?", (strategy, row[0]))
+            conn.execute("UPDATE documents SET chunking = ? WHERE id = ?", (chunking, row[0]))
             self._insert_passages(conn, row[0], passages)
         return len(passages)
 
@@ -451,7 +457,7 @@ class Library:
                 out[h] = np.frombuffer(blob, dtype=np.float32)
         return out
 
-    def put_vectors(self, vectors: dict[str, np.ndarray], model_id: str) -> None:
+    def put_vectors(self, vectors: Mapping[str, np.ndarray], model_id: str) -> None:
         with self._tx() as conn:
             conn.executemany(
                 "INSERT OR IGNORE INTO embeddings (content_hash, model_id, vector) VALUES (?, ?, ?)",

@@ -92,7 +92,7 @@ def study(name, setup, library, out):
     t0 = time.time()
     corpus, questions, qrels, unit = setup
     questions = [q for q in questions if any(g > 0 for g in qrels.get(q[0], {}).values())]
-    retriever = Retriever(corpus, library=library)
+    retriever = Retriever(corpus, vector_cache=library)
     retriever.ensure_dense()
     print(f"\n== {name}: {len(questions)} judged questions, {len(corpus.passages)} passages", flush=True)
     groups = {"all": questions}

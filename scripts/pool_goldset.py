@@ -204,11 +204,11 @@ def retriever_search(gold_path: Path) -> tuple[Search, dict[str, Any]]:
     gold = load_goldset(gold_path)
     library = default_library()
     corpus = load_corpus(gold.corpus, CHUNKING, library)
-    retriever = Retriever(corpus, library=library)
+    retriever = Retriever(corpus, vector_cache=library)
     retriever.ensure_dense()
 
     def search(question: str, mode: str, k: int) -> list[Passage]:
-        return [h.passage for h in retriever.search(question, mode=mode, k=k)]
+        return [h.passage for h in retriever.search(question, mode=mode, k=k).hits]
 
     details = {
         "documents": len(corpus.documents),

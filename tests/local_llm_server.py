@@ -43,6 +43,13 @@ ITEMS = {
 REFUSAL = "I can't help with that request."
 
 
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: object, client_address: object) -> None:
+        # A client that timed out closes the socket before a slow reply is
+        # written (BrokenPipeError); that is the point of the slow reply.
+        pass
+
+
 class LocalModelServer:
     """Run with ``with LocalModelServer() as server: ... server.base_url``."""
 
@@ -51,7 +58,7 @@ class LocalModelServer:
         self.slow_s = slow_s
         self.requests: list[dict] = []
         self.headers: list[dict[str, str]] = []
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._httpd = _QuietServer(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="local-llm", daemon=True)
 

@@ -342,7 +342,7 @@ def _retriever():
 
 def _lens(question: str, mode: str = "bm25", k: int = 10):
     lenses = importlib.import_module("ragcore.lenses")
-    hits = _retriever().search(question, mode=mode, k=k)
+    hits = _retriever().search(question, mode=mode, k=k).hits
     return lenses.run_lens(lenses.choose_lens(question), hits)
 
 
@@ -384,7 +384,7 @@ def test_dense_finds_vocabulary_mismatch_answers_bm25_misses():
     for question, name, wording in VOCABULARY_MISMATCH:
 
         def found(mode: str, question=question, name=name, wording=wording) -> bool:
-            hits = retriever.search(question, mode=mode, k=10)
+            hits = retriever.search(question, mode=mode, k=10).hits
             return any(h.passage.doc == name and _flat(wording) in _flat(h.passage.text) for h in hits)
 
         assert not found("bm25"), f"BM25 finds the answer to {question!r}: not a vocabulary mismatch"

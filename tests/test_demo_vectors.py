@@ -57,4 +57,4 @@ def test_seeding_the_library_means_no_embedding(tmp_path, shipped):
     library = Library(tmp_path)
     assert seed_from_precomputed(library, VECTORS, model_id) > 0
     corpus = load_corpus(ROOT / "corpus" / "demo", "auto", library)
-    assert Retriever(corpus, library=library, embedder=NoEmbedding()).ensure_dense() == 0
+    assert Retriever(corpus, vector_cache=library, embedder=NoEmbedding()).ensure_dense() == 0

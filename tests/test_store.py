@@ -1,5 +1,6 @@
 """The SQLite library: add, list, dedupe, replace, remove, re-chunk, restart,
-all-or-nothing adds and the embedding cache."""
+all-or-nothing adds and the embedding cache. The library stores the passages
+it is handed; ``corpus.add_document`` chunks for it."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 
 from ragcore import errors
 from ragcore.chunking import chunk_document
+from ragcore.corpus import add_document, chunk, rechunk
 from ragcore.documents import load_bytes
 from ragcore.store import Library
 
@@ -39,7 +41,7 @@ def lib(tmp_path):
 
 def test_add_lists_the_document_with_its_facts(lib):
     doc = _doc(POLICY, "policy.md")
-    result = lib.add_document("c", doc)
+    result = add_document(lib, "c", doc)
     assert (result.name, result.status) == ("policy.md", "added")
     (info,) = lib.list_documents("c")
     assert info.name == "policy.md" and info.title == "Refund policy" and info.kind == "md"
@@ -51,7 +53,7 @@ def test_add_lists_the_document_with_its_facts(lib):
 
 def test_passages_and_documents_round_trip_exactly(lib):
     doc = _doc(POLICY, "policy.md")
-    lib.add_document("c", doc, "sentence")
+    add_document(lib, "c", doc, "sentence")
     assert lib.get_document("c", "policy.md") == doc
     assert lib.passages("c") == chunk_document(doc, "sentence")
 
@@ -65,55 +67,55 @@ def test_database_is_sqlite_in_wal_mode_with_foreign_keys(lib):
 
 
 def test_same_bytes_under_another_name_are_a_duplicate_and_not_stored(lib):
-    lib.add_document("c", _doc(POLICY, "policy.md"))
+    add_document(lib, "c", _doc(POLICY, "policy.md"))
     before = _counts(lib)
-    result = lib.add_document("c", _doc(POLICY, "copy-of-policy.md"))
+    result = add_document(lib, "c", _doc(POLICY, "copy-of-policy.md"))
     assert (result.status, result.duplicate_of, result.passages) == ("duplicate", "policy.md", 0)
     assert _counts(lib) == before
     # Other collections are separate libraries of documents.
-    assert lib.add_document("other", _doc(POLICY, "policy.md")).status == "added"
+    assert add_document(lib, "other", _doc(POLICY, "policy.md")).status == "added"
 
 
 def test_same_name_with_new_bytes_replaces_or_refuses(lib):
-    lib.add_document("c", _doc(POLICY, "doc.md"))
-    result = lib.add_document("c", _doc(PRICING, "doc.md"))
+    add_document(lib, "c", _doc(POLICY, "doc.md"))
+    result = add_document(lib, "c", _doc(PRICING, "doc.md"))
     assert result.status == "replaced"
     (info,) = lib.list_documents("c")
     assert info.title == "Pricing"
     assert all("Pricing" in p.label or p.label in ("Team", "Enterprise") for p in lib.passages("c"))
     with pytest.raises(errors.LibraryError, match="already stored"):
-        lib.add_document("c", _doc(POLICY, "doc.md"), replace=False)
+        add_document(lib, "c", _doc(POLICY, "doc.md"), replace=False)
     assert lib.list_documents("c")[0].title == "Pricing"
 
 
 def test_remove_deletes_the_document_and_its_passages(lib):
-    lib.add_document("c", _doc(POLICY, "policy.md"))
-    lib.add_document("c", _doc(PRICING, "pricing.md"))
+    add_document(lib, "c", _doc(POLICY, "policy.md"))
+    add_document(lib, "c", _doc(PRICING, "pricing.md"))
     assert lib.remove_document("c", "policy.md") is True
     assert [d.name for d in lib.list_documents("c")] == ["pricing.md"]
     assert {p.doc for p in lib.passages("c")} == {"pricing.md"}
     assert _counts(lib)["passages"] == len(chunk_document(_doc(PRICING, "pricing.md")))
     assert lib.remove_document("c", "policy.md") is False
     # Removed bytes may come back.
-    assert lib.add_document("c", _doc(POLICY, "policy.md")).status == "added"
+    assert add_document(lib, "c", _doc(POLICY, "policy.md")).status == "added"
 
 
 def test_rechunk_replaces_passages_with_the_new_strategy(lib):
     doc = _doc(POLICY * 3, "long.md")
-    lib.add_document("c", doc)
-    made = lib.rechunk("c", "long.md", "whole")
+    add_document(lib, "c", doc)
+    made = rechunk(lib, "c", "long.md", "whole")
     assert made == 1
     assert lib.list_documents("c")[0].chunking == "whole"
     assert lib.passages("c") == chunk_document(doc, "whole")
     with pytest.raises(errors.LibraryError, match="no such document"):
-        lib.rechunk("c", "missing.md", "whole")
+        rechunk(lib, "c", "missing.md", "whole")
 
 
 def test_library_survives_a_restart(tmp_path):
     home = tmp_path / "lib"
     first = Library(home)
-    first.add_document("uploads", _doc(POLICY, "policy.md"))
-    first.add_document("uploads", _doc(PRICING, "pricing.md"), "sentence")
+    add_document(first, "uploads", _doc(POLICY, "policy.md"))
+    add_document(first, "uploads", _doc(PRICING, "pricing.md"), "sentence")
     first.put_vectors({"h1": np.ones(4, dtype=np.float32)}, "m")
     docs, passages, listed = (
         first.documents("uploads"),
@@ -128,13 +130,13 @@ def test_library_survives_a_restart(tmp_path):
     assert second.passages("uploads") == passages
     assert second.list_documents("uploads") == listed
     assert second.get_vectors(["h1"], "m")["h1"].tolist() == [1.0] * 4
-    assert second.add_document("uploads", _doc(POLICY, "again.md")).status == "duplicate"
+    assert add_document(second, "uploads", _doc(POLICY, "again.md")).status == "duplicate"
     second.close()
 
 
 def test_two_library_objects_on_one_folder_see_each_others_writes(tmp_path):
     a, b = Library(tmp_path), Library(tmp_path)
-    a.add_document("c", _doc(POLICY, "policy.md"))
+    add_document(a, "c", _doc(POLICY, "policy.md"))
     assert [d.name for d in b.list_documents("c")] == ["policy.md"]
     a.close()
     b.close()
@@ -153,25 +155,25 @@ def _failing_insert(monkeypatch):
 
 
 def test_a_crash_mid_add_leaves_no_partial_document(lib, monkeypatch):
-    lib.add_document("kept", _doc(PRICING, "pricing.md"))
+    add_document(lib, "kept", _doc(PRICING, "pricing.md"))
     before = _counts(lib)
     _failing_insert(monkeypatch)
     with pytest.raises(sqlite3.OperationalError, match="simulated"):
-        lib.add_document("new-collection", _doc(POLICY * 4, "policy.md"))
+        add_document(lib, "new-collection", _doc(POLICY * 4, "policy.md"))
     assert _counts(lib) == before
     assert lib.collections() == ["kept"]  # not even an empty collection
     assert lib.list_documents("new-collection") == []
     monkeypatch.undo()
     # The library still works, and the same file can now be added.
-    assert lib.add_document("new-collection", _doc(POLICY * 4, "policy.md")).status == "added"
+    assert add_document(lib, "new-collection", _doc(POLICY * 4, "policy.md")).status == "added"
 
 
 def test_a_crash_while_replacing_keeps_the_old_version(lib, monkeypatch):
     old = _doc(POLICY, "doc.md")
-    lib.add_document("c", old)
+    add_document(lib, "c", old)
     _failing_insert(monkeypatch)
     with pytest.raises(sqlite3.OperationalError):
-        lib.add_document("c", _doc(PRICING * 3, "doc.md"))
+        add_document(lib, "c", _doc(PRICING * 3, "doc.md"))
     monkeypatch.undo()
     assert lib.get_document("c", "doc.md") == old
     assert lib.passages("c") == chunk_document(old)
@@ -179,10 +181,10 @@ def test_a_crash_while_replacing_keeps_the_old_version(lib, monkeypatch):
 
 def test_a_crash_mid_rechunk_keeps_the_old_passages(lib, monkeypatch):
     doc = _doc(POLICY * 3, "doc.md")
-    lib.add_document("c", doc)
+    add_document(lib, "c", doc)
     _failing_insert(monkeypatch)
     with pytest.raises(sqlite3.OperationalError):
-        lib.rechunk("c", "doc.md", "sentence")
+        rechunk(lib, "c", "doc.md", "sentence")
     monkeypatch.undo()
     assert lib.list_documents("c")[0].chunking == "heading"
     assert lib.passages("c") == chunk_document(doc)
@@ -192,18 +194,19 @@ def test_a_bulk_add_is_one_transaction(lib, monkeypatch):
     docs = [_doc(POLICY, "a.md"), _doc(PRICING, "b.md")]
     _failing_insert(monkeypatch)
     with pytest.raises(sqlite3.OperationalError):
-        lib.add_documents_bulk("bulk", docs)
+        lib.add_documents_bulk("bulk", [(d, *chunk(d)) for d in docs])
     monkeypatch.undo()
     assert _counts(lib) == {"collections": 0, "documents": 0, "passages": 0}
     fm = _doc("---\ntitle: T\nowner: o\n---\n\n# T\n\nBody text here.\n", "fm.md")
-    lib.add_documents_bulk("bulk", [*docs, fm])
+    lib.add_documents_bulk("bulk", [(d, *chunk(d)) for d in [*docs, fm]])
     assert lib.get_document("bulk", "fm.md").control_lines == (1, 4)
 
 
 def test_embeddings_are_cached_by_passage_content_hash(lib):
-    lib.add_document("c", _doc(POLICY, "policy.md"))
+    add_document(lib, "c", _doc(POLICY, "policy.md"))
     # A second document sharing one section shares that passage's hash.
-    lib.add_document(
+    add_document(
+        lib,
         "c",
         _doc(
             "# Other\n\nIntro.\n\n## Annual\n\nAnnual plans are refunded pro rata within thirty days.\n",
@@ -231,7 +234,7 @@ def test_each_thread_gets_its_own_connection(lib):
     results = []
 
     def worker():
-        results.append(lib.add_document("c", _doc(PRICING, "pricing.md")).status)
+        results.append(add_document(lib, "c", _doc(PRICING, "pricing.md")).status)
         results.append(lib.connect() is not main_conn)
 
     main_conn = lib.connect()
@@ -246,7 +249,7 @@ def test_unknown_document_and_bad_collection_name_are_library_errors(lib):
     with pytest.raises(errors.LibraryError, match="no such document"):
         lib.get_document("c", "nothing.md")
     with pytest.raises(errors.LibraryError, match="invalid collection name"):
-        lib.add_document("", _doc(POLICY, "policy.md"))
+        add_document(lib, "", _doc(POLICY, "policy.md"))
     assert _counts(lib)["documents"] == 0
 
 
@@ -255,3 +258,13 @@ def test_library_folder_under_a_regular_file_cannot_be_made(tmp_path):
     blocker.write_text("x")
     with pytest.raises(OSError):
         Library(blocker / "lib")
+
+
+def test_the_store_stores_the_passages_it_is_given_and_never_chunks(lib):
+    doc = _doc(POLICY, "policy.md")
+    given = chunk_document(doc, "whole")
+    result = lib.add_document("c", doc, given, "whole")
+    assert result.passages == 1 and lib.passages("c") == given
+    assert lib.list_documents("c")[0].chunking == "whole"
+    assert lib.replace_passages("c", "policy.md", "sentence", chunk_document(doc, "sentence")) >= 1
+    assert lib.passages("c") == chunk_document(doc, "sentence")

@@ -21,7 +21,7 @@ from typing import Any
 from ragcore import config as ragconfig
 from ragcore.answer import checks
 from ragcore.answer.ailog import redact
-from ragcore.answer.local import PLACEHOLDER_KEY, complete_structured
+from ragcore.answer.local import complete_structured, served_at
 from ragcore.answer.models import ModelConfig
 from ragcore.answer.prompt import prompt_chars
 from ragcore.errors import RagcoreError
@@ -96,6 +96,14 @@ def estimate_cost(model: str, prompt_tokens: int, completion_tokens: int) -> flo
     return prompt_tokens * rate_in + completion_tokens * rate_out
 
 
+def worst_case_cost(config: ModelConfig, prompt_chars: int, max_tokens: int) -> float:
+    """The most one call may cost: its prompt and ``max_tokens`` of reply at the
+    model's prices; nothing for a model on this machine."""
+    if config.on_this_machine:
+        return 0.0
+    return estimate_cost(config.model, estimate_tokens(prompt_chars), max_tokens)
+
+
 class SpendTracker:
     """Per-session spending cap in USD.
 
@@ -152,7 +160,7 @@ class CallResult:
     prompt_tokens: int | None
     completion_tokens: int | None
     cost_usd: float
-    cost_source: str  # "reported" (provider's token counts) | "estimate"
+    cost_source: str  # "reported" (provider's token counts) | "estimate" | "local" (free)
     duration_ms: float
     finish_reason: str | None
     refusal: str | None = None
@@ -230,7 +238,7 @@ def call_model(
     """
     max_tokens = max_tokens or config.max_tokens
     chars = prompt_chars(messages)
-    projected = estimate_cost(config.model, estimate_tokens(chars), max_tokens)
+    projected = worst_case_cost(config, chars, max_tokens)
     refused = spend.refusal(projected)
     if refused:
         raise ModelCallError("blocked_spend_cap", refused)
@@ -243,10 +251,8 @@ def call_model(
     # A reply that quotes a configured key is masked before anyone sees it (ragcore.answer.checks).
     keys = checks.configured_secrets(secrets)
     try:
-        if served:  # JSON schema where the server takes it, else the prompt's instructions
-            response = complete_structured(completion, kwargs, config.api_base, config.model)
-        else:
-            response = completion(**kwargs)
+        # A served model gets the reply's JSON schema where it takes one (ragcore.answer.local).
+        response = complete_structured(completion, kwargs, config) if served else completion(**kwargs)
         if stream_callback is not None:
             shown = stream_callback
             text, usage, finish, refusal = _read_stream(
@@ -260,7 +266,11 @@ def call_model(
         raise ModelCallError(outcome, reason, detail=detail) from None
     duration_ms = (time.perf_counter() - started) * 1000
     prompt_tokens, completion_tokens = _usage_tokens(usage)
-    cost, source = _cost(response, config.model, prompt_tokens, completion_tokens, chars, len(text))
+    cost, source = (
+        (0.0, "local")  # a model on this machine costs no provider money
+        if config.on_this_machine
+        else _cost(response, config.model, prompt_tokens, completion_tokens, chars, len(text))
+    )
     spend.add(cost)
     text = checks.redact_secrets(text, keys)
     return CallResult(text, prompt_tokens, completion_tokens, cost, source, duration_ms, finish, refusal)
@@ -282,11 +292,7 @@ def _request(
     }
     if config.api_key:
         kwargs["api_key"] = config.api_key
-    served = config.api_base is not None or config.on_this_machine
-    if config.api_base:
-        kwargs["api_base"] = config.api_base
-    if config.on_this_machine and "api_key" not in kwargs:
-        kwargs["api_key"] = PLACEHOLDER_KEY
+    served = served_at(config, kwargs)  # a base URL or a model on this machine (ragcore.answer.local)
     if config.provider in _JSON_MODE and not served:
         kwargs["response_format"] = {"type": "json_object"}
     if streamed:

@@ -21,12 +21,15 @@ from __future__ import annotations
 import ipaddress
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlparse
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ragcore.answer import prompt
+
+if TYPE_CHECKING:
+    from ragcore.answer.models import ModelConfig
 
 LOCAL_LABEL = "on this machine: nothing leaves it"
 # LiteLLM's OpenAI client wants some key; a local server ignores it. A real
@@ -124,11 +127,20 @@ def _rejects_format(exc: BaseException) -> bool:
     return bad_request and any(w in text for w in ("response_format", "json_schema", "schema", "grammar"))
 
 
-def complete_structured(
-    completion: Callable[..., Any], kwargs: dict[str, Any], api_base: str | None, model: str
-) -> Any:
+def served_at(config: ModelConfig, kwargs: dict[str, Any]) -> bool:
+    """Point the call at ``config.api_base`` (a placeholder key on this machine,
+    never a provider's); True when the model is served there or locally."""
+    if config.api_base:
+        kwargs["api_base"] = config.api_base
+    if config.on_this_machine and "api_key" not in kwargs:
+        kwargs["api_key"] = PLACEHOLDER_KEY
+    return config.api_base is not None or config.on_this_machine
+
+
+def complete_structured(completion: Callable[..., Any], kwargs: dict[str, Any], config: ModelConfig) -> Any:
     """Call ``completion`` asking for the reply's schema where the server takes
     it, else (and from then on) with the prompt's JSON instructions only."""
+    api_base, model = config.api_base, config.model
     if format_mode(api_base, model) == "schema":
         try:
             return completion(**kwargs, response_format=response_schema(kwargs["messages"]))

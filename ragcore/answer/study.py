@@ -345,5 +345,5 @@ def study_from_topic(
 ) -> list[StudyItem]:
     """Retrieve ``k`` passages for ``topic`` with ``retriever.search`` and
     write items from them (keyword arguments go to ``generate_study_items``)."""
-    hits = retriever.search(topic, mode=mode, k=k)
+    hits = retriever.search(topic, mode=mode, k=k).hits
     return generate_study_items(topic, hits, **kwargs)

@@ -50,7 +50,10 @@ class Anchor:
         return doc == self.doc and self.first_line <= last_line and first_line <= self.last_line
 
     def citation(self, n: int) -> Citation:
-        label = f"lines {self.first_line}-{self.last_line}"
+        lines = (
+            self.first_line if self.first_line == self.last_line else f"{self.first_line}-{self.last_line}"
+        )
+        label = f"curated: line{'s' if self.first_line != self.last_line else ''} {lines}"
         return Citation(n, self.doc, self.first_line, self.last_line, label, self.pages)
 
 

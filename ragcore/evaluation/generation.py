@@ -80,6 +80,11 @@ def load_topics(path: Path | str) -> TopicFile:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "the file"
         raise GenerationError(f"{path}: {where}: {first['msg']}") from None
+    from ragcore.evaluation.answer_key import parse_answer_key
+
+    for t in spec.topics:
+        if t.answer is not None:
+            parse_answer_key(t.answer, f"{path}: topic {t.id}")  # a clear error for a bad key
     ids = [t.id for t in spec.topics]
     dupes = sorted({i for i in ids if ids.count(i) > 1})
     if dupes:
@@ -261,10 +266,12 @@ def save_run(run: GenerationRun, path: Path | str) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(run.to_json(), ensure_ascii=False, indent=1)
+    mode = path.stat().st_mode & 0o777 if path.exists() else 0o644  # mkstemp's 0600 would hide a shared run
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}-", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text + "\n")
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from ragcore.evaluation.agreement import Agreement, ClusteredRate, agreement, clustered_rate
 from ragcore.evaluation.generation import FAILURES, CallRecord, GenerationRun, GenItem
+from ragcore.evaluation.statistics import Interval, bootstrap_ci
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,7 @@ class GenerationFigures:
     faithful_rate: ClusteredRate | None  # over blind ratings
     useful_mean: float | None
     agreement: dict[str, Agreement]  # check -> agreement with "faithful" (blind ratings)
+    fact_recall: Interval | None = None  # mean over answers whose topic has facts (bootstrap)
     notes: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
@@ -46,6 +48,7 @@ class GenerationFigures:
             "faithful_rate": self.faithful_rate.to_json() if self.faithful_rate else None,
             "useful_mean": self.useful_mean,
             "agreement": {k: v.to_json() for k, v in self.agreement.items()},
+            "fact_recall": None if self.fact_recall is None else self.fact_recall.__dict__,
             "notes": self.notes,
         }
 
@@ -105,6 +108,7 @@ def generation_figures(run: GenerationRun, *, resamples: int = 2_000) -> Generat
     blocked = sum(c.outcome == "blocked_spend_cap" for c in run.calls)
     if blocked:
         notes.append(f"{blocked} call(s) were not sent: the spending cap stopped them")
+    recalls = [it.fact_recall for it in run.items if it.fact_recall is not None]
     faithful = (
         clustered_rate(_by_topic((it.topic, run.ratings[it.id].faithful) for it in blind)) if blind else None
     )
@@ -120,5 +124,7 @@ def generation_figures(run: GenerationRun, *, resamples: int = 2_000) -> Generat
         faithful_rate=faithful,
         useful_mean=statistics.fmean(run.ratings[it.id].useful for it in rated) if rated else None,
         agreement=_agreement(run, blind, resamples) if blind else {},
+        # One answer per topic, so answers are independent: a plain bootstrap over topics.
+        fact_recall=bootstrap_ci(recalls, resamples=resamples) if recalls else None,
         notes=notes,
     )

@@ -19,6 +19,7 @@ from typing import Any
 from ragcore.answer import checks as text_checks
 from ragcore.answer import prompt, study
 from ragcore.answer.ailog import AiLog
+from ragcore.answer.calls import worst_case_cost
 from ragcore.answer.llm import (
     CallResult,
     ModelCallError,
@@ -28,10 +29,10 @@ from ragcore.answer.llm import (
     answer_text,
     call_model,
     checked_answer,
-    estimate_cost,
-    estimate_tokens,
     log_call,
 )
+from ragcore.evaluation.answer_key import parse_answer_key
+from ragcore.evaluation.answers import stated_alternative
 from ragcore.evaluation.generation import (
     CallKind,
     CallRecord,
@@ -68,6 +69,7 @@ class PlannedCall:
     messages: tuple[dict[str, str], ...]
     max_tokens: int
     worst_usd: float
+    facts: tuple[tuple[str, ...], ...] = ()  # the topic's answer facts (answer calls only)
 
 
 @dataclass(frozen=True)
@@ -102,6 +104,8 @@ def plan_generation(
     """Retrieve and build every prompt; nothing is sent."""
     calls, skipped = [], []
     for t in spec.topics:
+        key = parse_answer_key(t.answer, f"topic {t.id}") if t.answer is not None else None
+        facts = key.facts if key is not None else ()
         answer_hits = tuple(search(t.question))
         study_hits = tuple(search(t.study_topic))
         if not answer_hits or not study_hits:
@@ -123,8 +127,12 @@ def plan_generation(
                 STUDY_MAX_TOKENS,
             ),
         ):
-            worst = estimate_cost(config.model, estimate_tokens(prompt.prompt_chars(messages)), limit)
-            calls.append(PlannedCall(t.id, kind, text, hits, tuple(messages), limit, worst))
+            worst = worst_case_cost(config, prompt.prompt_chars(messages), limit)
+            calls.append(
+                PlannedCall(
+                    t.id, kind, text, hits, tuple(messages), limit, worst, facts if kind == "answer" else ()
+                )
+            )
     return GenerationPlan(
         spec, topics_file, config.model, tuple(calls), n_short, n_mcq, mode, k, tuple(skipped)
     )
@@ -196,6 +204,14 @@ def answer_checks(report: dict, sentences: Sequence[str]) -> dict[str, Check]:
     }
 
 
+def fact_recall(facts: Sequence[Sequence[str]], text: str) -> float | None:
+    """Facts stated / facts required, by the answer metrics' rule
+    (``ragcore.evaluation.answers.stated_alternative``); None without facts."""
+    if not facts:
+        return None
+    return sum(stated_alternative(f, text) is not None for f in facts) / len(facts)
+
+
 def _answer_call(planned: PlannedCall, config: ModelConfig, spend: SpendTracker, completion, log):
     chars = prompt.prompt_chars(planned.messages)
     ids = [h.passage.id for h in planned.hits]
@@ -224,12 +240,13 @@ def _answer_call(planned: PlannedCall, config: ModelConfig, spend: SpendTracker,
         text=answer_text(sentences),
         citations=sorted({n for s in sentences for n in s.citations}),
         checks=answer_checks(report, [s.text for s in sentences]),
+        fact_recall=fact_recall(planned.facts, answer_text(sentences)),
     )
     return _record(planned, "ok", "", result), [item]
 
 
 def _litellm_completion() -> Callable[..., Any]:
-    from ragcore.answer.llm import load_litellm
+    from ragcore.answer.calls import load_litellm
 
     return load_litellm().completion
 
@@ -262,8 +279,11 @@ def _study_call(
     except ModelCallError as err:
         return _record(planned, _classify(err), err.reason, err.result), []
     reply = (seen[0].choices[0].message.content or "") if seen else ""
+    cut = bool(seen) and getattr(seen[0].choices[0], "finish_reason", None) == "length"
     record = replace(
-        _record(planned, "ok", "", None),
+        _record(planned, "cut_off", "the reply was cut off at the token limit", None)
+        if cut
+        else _record(planned, "ok", "", None),
         reply=reply[:REPLY_KEPT],
         cost_usd=spend.spent_usd - before,
         duration_ms=(time.perf_counter() - started) * 1000,
@@ -282,7 +302,7 @@ def _study_call(
         )
         for it in items
     ]
-    return record, out
+    return record, [] if cut else out
 
 
 def run_plan(

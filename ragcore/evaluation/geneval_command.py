@@ -69,7 +69,7 @@ def _search(args, corpus_dir: str):
     if not corpus.passages:
         raise RagcoreError("the corpus has no passages to write from")
     retriever = make_retriever(corpus, library)
-    return lambda text: retriever.search(text, args.mode, args.k)
+    return lambda text: retriever.search(text, args.mode, args.k).hits
 
 
 def estimate_line(plan: GenerationPlan, cap: float, spent: float) -> str:
@@ -95,6 +95,11 @@ def summary_lines(figures: GenerationFigures) -> list[str]:
         lines.append(
             f"{name}: {rate.rate:.0%} of {rate.n} items pass [{rate.low:.0%}, {rate.high:.0%}] "
             f"(design effect {rate.design.deff:.2f})"
+        )
+    if figures.fact_recall is not None:
+        r = figures.fact_recall
+        lines.append(
+            f"fact recall: {r.mean:.0%} [{r.low:.0%}, {r.high:.0%}] over answers whose topic has facts"
         )
     lines += [f"note: {n}" for n in figures.notes]
     return lines

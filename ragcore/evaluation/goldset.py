@@ -25,6 +25,7 @@ from ..errors import GoldSetError
 from ..quotes import find_quote, quote_pattern  # noqa: F401  (re-exported: callers import them from here)
 from ..records import Document, Passage
 from .answer_key import AnswerKey, parse_answer_key
+from .run import Unit
 
 UNITS = ("passage", "document")
 DEFAULT_TYPE = "untyped"
@@ -63,7 +64,7 @@ class GoldSet:
     name: str
     description: str
     corpus: Path  # folder holding the documents, resolved against the gold-set file
-    unit: str  # "passage" | "document"
+    unit: Unit
     relevant_min_grade: int
     grades: dict[str, str]
     questions: tuple[GoldQuestion, ...]
@@ -94,7 +95,7 @@ class BeirSet:
     questions: tuple[Question, ...]
     qrels: dict[str, dict[str, int]]  # query id -> corpus _id -> grade
     doc_ids: frozenset[str]
-    unit: str = "document"
+    unit: Unit = "document"
     relevant_min_grade: int = 1
 
 

@@ -85,7 +85,7 @@ def mock_completion(base: Callable[..., Any] | None = None) -> Callable[..., Any
     """A ``completion`` that asks LiteLLM for a mock response instead of a call."""
 
     def completion(**kwargs: Any) -> Any:
-        from ragcore.answer.llm import load_litellm
+        from ragcore.answer.calls import load_litellm
 
         call = base or load_litellm().completion
         return call(**kwargs, mock_response=mock_reply(kwargs["messages"]))

@@ -50,7 +50,7 @@ def retriever_rankers(
 
     def make(mode: str) -> Ranker:
         def rank(text: str) -> list[RankedItem]:
-            hits = retriever.search(text, mode=mode, k=fetch)
+            hits = retriever.search(text, mode=mode, k=fetch).hits
             return [
                 RankedItem(h.passage.id, h.passage.doc, h.passage.first_line, h.passage.last_line)
                 for h in hits
@@ -98,7 +98,7 @@ def build_rankers(
     if progress:
         progress(f"indexing {len(corpus.documents)} documents, {len(corpus.passages)} passages")
     # The library caches passage vectors by content, so a second run embeds nothing.
-    retriever = make_retriever(corpus) if make_retriever else Retriever(corpus, library=library)
+    retriever = make_retriever(corpus) if make_retriever else Retriever(corpus, vector_cache=library)
     if any(mode != "bm25" for mode in modes):
         _ensure_dense(retriever, progress)
     return corpus, retriever_rankers(retriever, modes, unit), index_details(retriever, modes)

@@ -20,7 +20,7 @@ import numpy as np
 
 from ragcore.config import settings
 from ragcore.errors import ModelError
-from ragcore.retrieval.dense import one_blas_thread
+from ragcore.retrieval.blas import one_blas_thread
 from ragcore.retrieval.model_registry import DEFAULT_MODEL, ModelSpec, ResolvedModel, resolve_model_dir
 
 _REGISTER_LOCK = threading.Lock()

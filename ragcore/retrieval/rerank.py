@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ragcore.config import settings
-from ragcore.retrieval.dense import one_blas_thread
+from ragcore.retrieval.blas import one_blas_thread
 
 NONE_CONFIGURED = "none configured"
 LOADING = "loading"

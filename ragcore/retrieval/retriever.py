@@ -9,42 +9,70 @@ Modes:
 - ``rerank``: the hybrid top ``RERANK_DEPTH`` re-ordered by a cross-encoder
   when one is configured and loaded; otherwise the fused order, with a note.
 
-Every Hit carries a trace of its rank and score under each stage.
+Every Hit carries a trace of its rank and score under each stage. A search
+returns a :class:`SearchResult`; the retriever itself holds only index state
+(set once), so concurrent searches need no lock. It knows no store: passages
+are handed in, and vectors come from a :class:`VectorCache` when one is given.
 """
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 import numpy as np
 
-from ..corpus import Corpus
 from ..records import Hit, Passage, StageTrace
-from ..store import Library
 from . import fusion
 from .bm25 import BM25Index, BM25Params
+from .dense import DenseIndex
+from .protocols import (
+    FUSION_METHODS,
+    MODES,
+    STAGES,
+    EmbedderLike,
+    FusionMethod,
+    Mode,
+    PassageSource,
+    RerankerLike,
+    VectorCache,
+)
+from .results import CallLog, SearchResult
 
-MODES = ("bm25", "dense", "hybrid", "widen", "rerank")
 CANDIDATES = 100  # per signal, before fusion
 RERANK_DEPTH = 20
 WIDEN_FROM_BM25 = 20
+Ranking = list[tuple[int, float]]
+
+
+def _equal_weights() -> Mapping[str, float]:
+    return MappingProxyType({"bm25": 1.0, "dense": 1.0})
 
 
 @dataclass(frozen=True)
 class FusionConfig:
     """How hybrid mode fuses BM25 and dense. Default chosen by measurement
-    (docs/decisions.md)."""
+    (docs/decisions.md). ``weights`` is read-only (a mapping proxy over a
+    private copy), so a shared config cannot be changed under a search."""
 
-    method: str = "agreement"  # "agreement" | "rrf" | "convex"
+    method: FusionMethod = "agreement"
     k: float = 20.0  # RRF constant
-    weights: dict[str, float] = field(default_factory=lambda: {"bm25": 1.0, "dense": 1.0})
+    weights: Mapping[str, float] = field(default_factory=_equal_weights)
     depth: int = 5  # agreement: lexical top examined
     pool: int = 20  # agreement: dense top it must fall in
     power: float = 2.0
 
-    def fuse(self, rankings: dict[str, list[tuple[int, float]]]) -> list[tuple[int, float]]:
+    def __post_init__(self) -> None:
+        if self.method not in FUSION_METHODS:
+            raise ValueError(
+                f"unknown fusion method {self.method!r}; choose one of {', '.join(FUSION_METHODS)}"
+            )
+        object.__setattr__(self, "weights", MappingProxyType(dict(self.weights)))
+
+    def fuse(self, rankings: Mapping[str, Ranking]) -> Ranking:
         if self.method == "agreement":
             fused, _ = fusion.agreement_rrf(
                 rankings["bm25"], rankings["dense"], self.k, self.depth, self.pool, self.power
@@ -52,51 +80,49 @@ class FusionConfig:
             return fused
         if self.method == "rrf":
             return fusion.rrf(rankings, k=self.k, weights=self.weights)
-        if self.method == "convex":
-            return fusion.convex(rankings, self.weights)
-        raise ValueError(f"unknown fusion method {self.method!r}")
+        return fusion.convex(rankings, self.weights)
 
 
 DEFAULT_FUSION = FusionConfig()
 
 
 class Retriever:
-    """Searches one corpus. Dense vectors are made (or read from the
-    library cache) on first use of a dense mode, or by ``ensure_dense``."""
+    """Searches one corpus. Dense vectors are made (or read from the vector
+    cache) on first use of a dense mode, by ``ensure_dense``, or handed in
+    with ``set_vectors``."""
 
     def __init__(
         self,
-        corpus: Corpus,
+        corpus: PassageSource,
         *,
-        library: Library | None = None,
-        embedder=None,
+        vector_cache: VectorCache | None = None,
+        embedder: EmbedderLike | None = None,
         bm25_params: BM25Params | None = None,
         fusion_config: FusionConfig | None = None,
-        reranker=None,
-        default_mode: str = "hybrid",
+        reranker: RerankerLike | None = None,
+        default_mode: Mode = "hybrid",
     ) -> None:
         self.corpus = corpus
         self.passages: list[Passage] = corpus.passages
-        self.library = library
+        self.vector_cache = vector_cache
         self.fusion = fusion_config or DEFAULT_FUSION
         self.reranker = reranker
-        self.default_mode = default_mode
+        self.default_mode: Mode = _check_mode(default_mode)
         self._embedder = embedder
-        self._dense = None
+        self._dense: DenseIndex | None = None
+        self._dense_build = threading.Lock()  # taken only while the dense index is made, once
         t0 = time.perf_counter()
         self.bm25 = BM25Index.from_texts(
             (p.text for p in self.passages), [p.label for p in self.passages], bm25_params
         )
-        self.build_seconds = {"bm25": time.perf_counter() - t0}
+        self.build_seconds: dict[str, float] = {"bm25": time.perf_counter() - t0}
         docs = {name: i for i, name in enumerate(sorted({p.doc for p in self.passages}))}
         self._doc_codes = np.asarray([docs[p.doc] for p in self.passages], dtype=np.int32)
-        self.notes: list[str] = []
-        self.timings_ms: dict[str, float] = {}
 
     # -------------------------------------------------------------- dense
 
     @property
-    def embedder(self):
+    def embedder(self) -> EmbedderLike:
         if self._embedder is None:
             from .embedding import get_embedder
 
@@ -107,20 +133,23 @@ class Retriever:
         """Make the dense index ready; returns how many passages were embedded now."""
         if self._dense is not None:
             return 0
-        from .dense import DenseIndex
         from .vectors import passage_vectors
 
-        t0 = time.perf_counter()
-        vectors, embedded = passage_vectors(self.passages, self.embedder, self.library, progress=progress)
-        self._dense = DenseIndex(vectors)  # keeps its own layout; no second copy here
-        self.build_seconds["dense"] = time.perf_counter() - t0
-        self.build_seconds["embedded"] = embedded
+        with self._dense_build:
+            if self._dense is not None:  # made by another thread meanwhile
+                return 0
+            t0 = time.perf_counter()
+            vectors, embedded = passage_vectors(
+                self.passages, self.embedder, self.vector_cache, progress=progress
+            )
+            dense = DenseIndex(vectors)  # keeps its own layout; no second copy here
+            self.build_seconds["dense"] = time.perf_counter() - t0
+            self.build_seconds["embedded"] = embedded
+            self._dense = dense
         return embedded
 
     def set_vectors(self, vectors: np.ndarray) -> None:
         """Use these passage vectors (row-aligned with ``passages``) as they are."""
-        from .dense import DenseIndex
-
         if len(vectors) != len(self.passages):
             raise ValueError(f"{len(vectors)} vectors for {len(self.passages)} passages")
         self._dense = DenseIndex(np.asarray(vectors, dtype=np.float32))
@@ -129,98 +158,105 @@ class Retriever:
     def dense_ready(self) -> bool:
         return self._dense is not None
 
-    def _dense_ranking(self, question: str, k: int) -> list[tuple[int, float]]:
+    def _dense_index(self) -> DenseIndex:
         self.ensure_dense()
-        t0 = time.perf_counter()
-        query = self.embedder.embed_query(question)
-        self.timings_ms["embed_query"] = (time.perf_counter() - t0) * 1000
-        t1 = time.perf_counter()
-        ranking = self._dense.search(query, k)
-        self.timings_ms["dense"] = (time.perf_counter() - t1) * 1000
+        assert self._dense is not None
+        return self._dense
+
+    def _dense_ranking(self, question: str, k: int, log: CallLog | None = None) -> Ranking:
+        """Dense top ``k`` as (row, cosine); stage timings go to ``log``."""
+        log = log if log is not None else CallLog()
+        index = self._dense_index()
+        with log.timed("embed_query"):
+            query = self.embedder.embed_query(question)
+        with log.timed("dense"):
+            ranking = index.search(query, k)
         return [(int(r), float(s)) for r, s in ranking]
 
-    def _bm25_ranking(self, question: str, k: int) -> list[tuple[int, float]]:
-        t0 = time.perf_counter()
-        ranking = self.bm25.search(question, k)
-        self.timings_ms["bm25"] = (time.perf_counter() - t0) * 1000
-        return ranking
+    def _bm25_ranking(self, question: str, k: int, log: CallLog | None = None) -> Ranking:
+        log = log if log is not None else CallLog()
+        with log.timed("bm25"):
+            return self.bm25.search(question, k)
 
     # ------------------------------------------------------------- search
 
-    def search(self, question: str, mode: str | None = None, k: int = 10) -> list[Hit]:
-        """The top ``k`` passages for ``question``; ``self.notes`` says what
-        fell back and why."""
-        mode = mode or self.default_mode
-        if mode not in MODES:
-            raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
-        self.notes = []
-        self.timings_ms = {}
+    def search(self, question: str, mode: Mode | None = None, k: int = 10) -> SearchResult:
+        """The top ``k`` passages for ``question``, with notes on what fell
+        back and why, and the time each stage took."""
+        chosen = _check_mode(mode or self.default_mode)
+        log = CallLog()
         if not self.passages or not question.strip():
             if not question.strip():
-                self.notes.append("empty question")
-            return []
+                log.notes.append("empty question")
+            return SearchResult([], log.notes, log.timings_ms, chosen)
         t0 = time.perf_counter()
-        traces: dict[str, dict[int, StageTrace]] = {}
-        if mode == "bm25":
-            final = self._bm25_ranking(question, max(k, CANDIDATES))
-            traces["bm25"] = _trace(final)
-        elif mode == "dense":
-            final = self._dense_ranking(question, max(k, CANDIDATES))
-            traces["dense"] = _trace(final)
-        else:
-            bm = self._bm25_ranking(question, CANDIDATES)
-            dn = self._dense_ranking(question, CANDIDATES)
-            traces["bm25"], traces["dense"] = _trace(bm), _trace(dn)
-            if mode == "widen":
-                final = self._widen(question, dn, bm)
-                traces["fused"] = _trace(final)
-            else:
-                t1 = time.perf_counter()
-                final = self.fusion.fuse({"bm25": bm, "dense": dn})
-                self.timings_ms["fuse"] = (time.perf_counter() - t1) * 1000
-                traces["fused"] = _trace(final)
-            if mode == "rerank":
-                final = self._rerank(question, final)
-                if "rerank" in self.timings_ms:
-                    traces["rerank"] = _trace(final[:RERANK_DEPTH])
+        final, traces = self._rank(question, chosen, k, log)
         hits = []
         for rank, (row, score) in enumerate(final[:k], start=1):
-            trace = {stage: traces.get(stage, {}).get(row) for stage in ("bm25", "dense", "fused", "rerank")}
+            trace = {stage: traces.get(stage, {}).get(row) for stage in STAGES}
             hits.append(Hit(self.passages[row], rank, score, trace))
-        self.timings_ms["total"] = (time.perf_counter() - t0) * 1000
-        return hits
+        log.timings_ms["total"] = (time.perf_counter() - t0) * 1000
+        return SearchResult(hits, log.notes, log.timings_ms, chosen)
 
-    def _widen(
-        self, question, dense: list[tuple[int, float]], bm: list[tuple[int, float]]
-    ) -> list[tuple[int, float]]:
+    def _rank(
+        self, question: str, mode: Mode, k: int, log: CallLog
+    ) -> tuple[Ranking, dict[str, dict[int, StageTrace]]]:
+        """The final ranking of ``mode`` and each stage's trace."""
+        traces: dict[str, dict[int, StageTrace]] = {}
+        if mode == "bm25":
+            final = self._bm25_ranking(question, max(k, CANDIDATES), log)
+            traces["bm25"] = _trace(final)
+            return final, traces
+        if mode == "dense":
+            final = self._dense_ranking(question, max(k, CANDIDATES), log)
+            traces["dense"] = _trace(final)
+            return final, traces
+        bm = self._bm25_ranking(question, CANDIDATES, log)
+        dn = self._dense_ranking(question, CANDIDATES, log)
+        traces["bm25"], traces["dense"] = _trace(bm), _trace(dn)
+        if mode == "widen":
+            final = self._widen(question, dn, bm)
+        else:
+            with log.timed("fuse"):
+                final = self.fusion.fuse({"bm25": bm, "dense": dn})
+        traces["fused"] = _trace(final)
+        if mode == "rerank":
+            final, reranked = self._rerank(question, final, log)
+            if reranked:
+                traces["rerank"] = _trace(final[:RERANK_DEPTH])
+        return final, traces
+
+    def _widen(self, question: str, dense: Ranking, bm: Ranking) -> Ranking:
         """Dense order over dense candidates plus BM25's top hits; a BM25
         hit outside the dense top gets its own cosine score."""
         pool = {row: score for row, score in dense}
         missing = [row for row, _ in bm[:WIDEN_FROM_BM25] if row not in pool]
         if missing:
             query = self.embedder.embed_query(question)
-            sims = self._dense.score_rows(query, missing)
+            sims = self._dense_index().score_rows(query, missing)
             pool.update({row: float(s) for row, s in zip(missing, sims, strict=True)})
         return sorted(pool.items(), key=lambda item: (-item[1], item[0]))
 
-    def _rerank(self, question: str, fused: list[tuple[int, float]]) -> list[tuple[int, float]]:
+    def _rerank(self, question: str, fused: Ranking, log: CallLog) -> tuple[Ranking, bool]:
+        """The fused ranking with its head re-ordered by the cross-encoder,
+        and whether that happened (if not, a note says why)."""
         reranker = self.reranker
-        status = getattr(reranker, "status", "none configured") if reranker is not None else "none configured"
+        status = reranker.status if reranker is not None else "none configured"
         head = fused[:RERANK_DEPTH]
         scores = None
         if reranker is not None and status == "ready":
             t0 = time.perf_counter()
             scores = reranker.rerank(question, [self.passages[row].text for row, _ in head])
-            self.timings_ms["rerank"] = (time.perf_counter() - t0) * 1000
+            if scores is not None:
+                log.timings_ms["rerank"] = (time.perf_counter() - t0) * 1000
         if scores is None:
-            self.notes.append(f"rerank unavailable ({status}): fused order")
-            self.timings_ms.pop("rerank", None)
-            return fused
+            log.notes.append(f"rerank unavailable ({status}): fused order")
+            return fused, False
         reordered = sorted(
             ((row, float(s)) for (row, _), s in zip(head, scores, strict=True)),
             key=lambda item: (-item[1], item[0]),
         )
-        return reordered + fused[RERANK_DEPTH:]
+        return reordered + fused[RERANK_DEPTH:], True
 
     # ------------------------------------------------------------ lineage
 
@@ -232,10 +268,17 @@ class Retriever:
 
     def related(self, passage: Passage, k: int = 3) -> list[tuple[Passage, float]]:
         """Nearest passages in other documents ("related across documents")."""
-        self.ensure_dense()
+        index = self._dense_index()
         row = self.row_of(passage)
-        return [(self.passages[r], float(s)) for r, s in self._dense.related(row, self._doc_codes, k)]
+        return [(self.passages[r], float(s)) for r, s in index.related(row, self._doc_codes, k)]
 
 
-def _trace(ranking: list[tuple[int, float]]) -> dict[int, StageTrace]:
+def _check_mode(mode: str) -> Mode:
+    for known in MODES:
+        if mode == known:
+            return known
+    raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+
+
+def _trace(ranking: Ranking) -> dict[int, StageTrace]:
     return {row: StageTrace(rank, score) for rank, (row, score) in enumerate(ranking, start=1)}

@@ -1,5 +1,8 @@
-"""Passage vectors: from the library's cache by content hash, or embedded
-once and stored there; shipped precomputed vectors seed the cache."""
+"""Passage vectors: from a vector cache (the library) by content hash, or
+embedded once and stored there; shipped precomputed vectors seed the cache.
+
+The cache is anything with ``get_vectors``/``put_vectors`` (a
+:class:`~ragcore.retrieval.protocols.VectorCache`); retrieval imports no store."""
 
 from __future__ import annotations
 
@@ -9,22 +12,22 @@ from pathlib import Path
 import numpy as np
 
 from ..records import Passage
-from ..store import Library
+from .protocols import EmbedderLike, VectorCache
 
 EMBED_BATCH = 8  # measured: larger batches raise peak memory sharply (shared/models.md)
 
 
 def passage_vectors(
     passages: list[Passage],
-    embedder,
-    library: Library | None = None,
+    embedder: EmbedderLike,
+    cache: VectorCache | None = None,
     *,
     progress: Callable[[int, int], None] | None = None,
 ) -> tuple[np.ndarray, int]:
     """Vectors (n, dim) float32 for ``passages`` in order, and how many had
     to be embedded now (0 when every one was cached)."""
     hashes = [p.content_hash for p in passages]
-    cached = library.get_vectors(list(set(hashes)), embedder.model_id) if library is not None else {}
+    cached = cache.get_vectors(list(set(hashes)), embedder.model_id) if cache is not None else {}
     missing: dict[str, str] = {}
     for p, h in zip(passages, hashes, strict=True):
         if h not in cached and h not in missing:
@@ -37,8 +40,8 @@ def passage_vectors(
             part = keys[k : k + step]
             vecs = embedder.embed_passages([missing[h] for h in part], batch_size=EMBED_BATCH)
             chunk = dict(zip(part, vecs, strict=True))
-            if library is not None:
-                library.put_vectors(chunk, embedder.model_id)
+            if cache is not None:
+                cache.put_vectors(chunk, embedder.model_id)
             new.update(chunk)
             if progress:
                 progress(min(k + step, len(keys)), len(keys))
@@ -63,8 +66,8 @@ def save_precomputed(path: Path, passages: list[Passage], vectors: np.ndarray, m
     )
 
 
-def seed_from_precomputed(library: Library, path: Path, model_id: str) -> int:
-    """Copy shipped vectors into the library cache when they were made by the
+def seed_from_precomputed(cache: VectorCache, path: Path, model_id: str) -> int:
+    """Copy shipped vectors into the vector cache when they were made by the
     same model; returns how many were offered (0 on a model mismatch)."""
     if not path.is_file():
         return 0
@@ -72,5 +75,5 @@ def seed_from_precomputed(library: Library, path: Path, model_id: str) -> int:
         if str(data["model_id"]) != model_id:
             return 0
         vectors = dict(zip((str(h) for h in data["hashes"]), data["vectors"], strict=True))
-    library.put_vectors(vectors, model_id)
+    cache.put_vectors(vectors, model_id)
     return len(vectors)

@@ -4,15 +4,16 @@ new model call; related passages; the last query of each session."""
 from __future__ import annotations
 
 import os
-import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from .. import errors
 from ..answer.calls import SpendTracker
 from ..answer.models import ModelConfig, disclosure, find_model
 from ..corpus import Corpus
+from ..curated import curated_answer
 from ..lenses import Lens
 from ..lenses.money import format_amount as format_amount  # for showing a lens's figures
 from ..records import Answer, Hit, Passage
@@ -21,6 +22,9 @@ from .collections import isolated
 from .common import DEFAULT_K, AnswerMode, Completion, LensRequest, Mode
 from .indexes import Indexes
 from .review import open_ai_log
+
+if TYPE_CHECKING:
+    from .curation import Curation
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,8 @@ class AskOutcome:
     notes: list[str]
     timings_ms: dict[str, float]
     whole_documents: list[str] = field(default_factory=list)  # docs whose passage is the whole file
+    # When a curated answer matched, ``answer`` is it and this is the computed one shown after it.
+    computed_answer: Answer | None = None
 
 
 @dataclass(frozen=True)
@@ -63,10 +69,10 @@ class LastQuery:
 class Asking:
     """Questions over the indexes; model calls are logged in the AI log."""
 
-    def __init__(self, library: Library, indexes: Indexes) -> None:
+    def __init__(self, library: Library, indexes: Indexes, curation: Curation | None = None) -> None:
         self.library = library
         self.indexes = indexes
-        self._search_lock = threading.Lock()
+        self.curation = curation
         self.last_query: LastQuery | None = None
         self._last_queries: dict[str | None, LastQuery] = {}  # per session (session isolation)
 
@@ -88,17 +94,16 @@ class Asking:
         retriever = self.indexes.retriever(collection)
         if mode != "bm25" and retriever.passages:
             self.indexes.ensure_dense(collection)
-        # A retriever keeps the notes and timings of its last search, so sessions
-        # searching the same collection take turns (a search takes milliseconds).
-        with self._search_lock:
-            hits = retriever.search(question, mode, k)
-            snapshot = SearchSnapshot(
-                notes=list(retriever.notes),
-                timings_ms=dict(retriever.timings_ms),
-                passages=retriever.passages,
-                corpus=retriever.corpus,
-            )
-        return hits, snapshot
+        # No lock: the result carries this search's notes and timings, and the
+        # retriever holds only index state, so sessions search at once.
+        result = retriever.search(question, mode, k)
+        snapshot = SearchSnapshot(
+            notes=list(result.notes),
+            timings_ms=dict(result.timings_ms),
+            passages=retriever.passages,
+            corpus=retriever.corpus,
+        )
+        return result.hits, snapshot
 
     def ask(
         self,
@@ -113,10 +118,13 @@ class Asking:
         spend: SpendTracker | None = None,
         stream_callback: Callable[[str], None] | None = None,
         completion: Completion | None = None,
+        curated: bool = True,
     ) -> AskOutcome:
         """Retrieve, then apply the lens and answer: by a model when one is
         configured in ``env`` (the call is logged in the AI log under
-        ``session``), else extractively."""
+        ``session``), else extractively. With ``curated`` and a curated
+        question close to this one, its pinned answer comes first and the
+        computed answer (extractive: no model call) follows it."""
         from ..answer.pipeline import answer_question
 
         question = question.strip()
@@ -132,6 +140,9 @@ class Asking:
             outcome = AskOutcome(question, collection, mode, [], None, None, notes, timings)
             self._remember(outcome, started, session)
             return outcome
+        match = self.curation.match(collection, question) if curated and self.curation else None
+        if match is not None:
+            env = {}  # the pinned answer leads; the computed one is extractive, no model call
         t0 = time.perf_counter()
         result = answer_question(
             question,
@@ -151,6 +162,8 @@ class Asking:
         outcome = AskOutcome(
             question, collection, mode, hits, result.answer, result.lens, notes, timings, whole
         )
+        if match is not None:
+            outcome.answer, outcome.computed_answer = curated_answer(match), result.answer
         self._remember(outcome, started, session)
         return outcome
 
@@ -164,18 +177,22 @@ class Asking:
         if not outcome.hits:
             return outcome
         found = run_lens(choose_lens(outcome.question, lens), outcome.hits)
-        answer = outcome.answer
+        pinned = outcome.answer if outcome.answer is not None and outcome.answer.mode == "curated" else None
+        answer = outcome.computed_answer if pinned is not None else outcome.answer
         if answer is None or answer.mode != "model":
             retriever = self.indexes.retriever(outcome.collection)
-            answer = extractive_answer(
+            rebuilt = extractive_answer(
                 outcome.question,
                 outcome.hits,
                 found,
                 reason=answer.reason if answer else "no model configured",
                 documents=retriever.corpus.documents,
             )
-            if outcome.answer is not None:
-                answer.header = outcome.answer.header
+            if answer is not None:
+                rebuilt.header = answer.header
+            answer = rebuilt
+        if pinned is not None:  # the pinned answer stays first; only the computed one follows the lens
+            return replace(outcome, lens=found, computed_answer=answer)
         return replace(outcome, lens=found, answer=answer)
 
     def _remember(self, outcome: AskOutcome, started: float, session: str | None = None) -> None:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .. import config, errors
+from ..corpus import add_document, rechunk
 from ..records import Passage
 from ..store import DocumentInfo, Library
 from .collections import Collections
@@ -89,7 +90,7 @@ class Documents:
             # Owned by its session, so private collections can be expired by owner.
             self.library.ensure_collection(collection, owner=collection)
         try:
-            result = self.library.add_document(collection, doc, chunking)
+            result = add_document(self.library, collection, doc, chunking)
         except errors.RagcoreError as exc:
             return UploadOutcome(name, "rejected", str(exc))
         if result.status == "duplicate":
@@ -142,7 +143,7 @@ class Documents:
         """Re-cut one document with another strategy and embed its new passages."""
         check_chunking(chunking)
         self.collections.check_writable(collection)
-        count = self.library.rechunk(collection, name, chunking)
+        count = rechunk(self.library, collection, name, chunking)
         self._embed_document(collection, name, progress or _quiet)
         return count
 

@@ -95,7 +95,7 @@ class Indexes:
         (the model loads only on first dense use; it gets ours once loaded)."""
         from ..retrieval import Retriever
 
-        return Retriever(corpus, library=self.library, embedder=self._embedder, reranker=self.reranker)
+        return Retriever(corpus, vector_cache=self.library, embedder=self._embedder, reranker=self.reranker)
 
     def forget(self, collections: Iterable[str]) -> None:
         """Drop the indexes of collections that no longer exist."""

@@ -17,9 +17,11 @@ from ..store import Library
 from .asking import Asking
 from .collections import Collections
 from .common import DEMO_COLLECTION, DEMO_DIR, DEMO_VECTORS
+from .curation import Curation
 from .documents import Documents
 from .evaluation import Evaluations
 from .explain import Explain
+from .generation import GenerationEvaluations
 from .indexes import Indexes
 from .originals import Originals
 from .review import Review
@@ -57,10 +59,12 @@ class Workspace:
         originals = Originals(self.library, self.home, demo_dir)
         self.collections = Collections(self.library, self.indexes, originals, demo_dir)
         self.docs = Documents(self.library, self.indexes, self.collections, originals)
-        self.asking = Asking(self.library, self.indexes)
+        self.curation = Curation(self.home, self.indexes, self.collections, demo_dir)
+        self.asking = Asking(self.library, self.indexes, self.curation)
         self.review = Review(self.library, self.asking)
         self.evaluation = Evaluations(self.library, self.indexes, results_dir)
         self.explain = Explain(self.library, self.indexes, self.asking)
+        self.generation = GenerationEvaluations(self.evaluation, self.asking, self.review)
         self.warm_thread: threading.Thread | None = None  # the background warm-up, once started
         self.warm_error: str | None = None  # why the background warm-up failed, if it did
         self._warm_lock = threading.Lock()

@@ -149,6 +149,11 @@ def test_geneval_cli_end_to_end_against_the_local_server(server, tmp_path: Path,
         monkeypatch.setenv(key, value)
     monkeypatch.setenv("RAGCORE_HOME", str(tmp_path / "home"))
     out = tmp_path / "run.json"
+    args = ["geneval", "--topics", str(topics), "--mode", "bm25", "--n-short", "1", "--n-mcq", "1"]
+    assert main([*args, "--dry-run"]) == 0
+    shown = capsys.readouterr().out
+    assert shown.startswith("estimated cost: up to $") and "for 8 calls to openai/local-test" in shown
+    assert server.requests == [] and not out.exists()  # the estimate sends nothing
     code = main(
         [
             "geneval",

@@ -11,6 +11,7 @@ from ragcore.answer import llm
 from ragcore.answer.ailog import AiLog
 from ragcore.answer.study import StudyItem, check_item, generate_study_items, parse_items, study_from_topic
 from ragcore.records import Document, Hit, Passage
+from ragcore.retrieval.results import SearchResult
 
 TEXTS = [
     "The Team plan costs $49 per month and includes 10 seats.",
@@ -259,9 +260,9 @@ def test_study_from_topic_retrieves_first(litellm) -> None:
         def __init__(self) -> None:
             self.asked = []
 
-        def search(self, question: str, mode: str = "hybrid", k: int = 10) -> list[Hit]:
+        def search(self, question: str, mode: str = "hybrid", k: int = 10) -> SearchResult:
             self.asked.append((question, mode, k))
-            return HITS
+            return SearchResult(HITS)
 
     retriever = Retriever()
     items = study_from_topic(

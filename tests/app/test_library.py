@@ -73,7 +73,7 @@ def test_upload_markdown_and_pdf_list_reject_and_remove(app_env, monkeypatch) ->
     at.button(key="remove").click().run()
     assert not at.exception, at.exception
     assert _listed(at) == ["notes.md"]
-    assert [s.value for s in at.subheader] == ["Documents (1)"]
+    assert [s.value for s in at.subheader] == ["Documents (1)", "Curated entries"]
 
 
 def test_demo_collection_is_listed_read_only(app_env) -> None:

@@ -76,3 +76,16 @@ def test_cli_check_reports_a_stale_entry(tmp_path, capsys) -> None:
     assert report["notes"] == len(raw["notes"]) - 1
     assert report["problems"][0]["entry"] == raw["notes"][0]["id"]
     assert "no longer occurs in sla.md" in report["problems"][0]["message"]
+
+
+@pytest.mark.slow
+def test_ask_json_marks_a_curated_answer(capsys) -> None:
+    question = "Who has to sign off on a discount bigger than 20 percent?"
+    assert main(["ask", question, "--corpus", str(DEMO), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["answer"]["mode"] == "curated"
+    assert out["answer"]["citations"][0]["doc"] == "discount-approval-matrix.md"
+    assert out["computed_answer"]["mode"] == "extractive"
+    assert main(["ask", question, "--corpus", str(DEMO), "--json", "--curated", "off"]) == 0
+    off = json.loads(capsys.readouterr().out)
+    assert off["answer"]["mode"] == "extractive" and "computed_answer" not in off

@@ -23,7 +23,7 @@ from ragcore.evaluation.generation import (
     stored_generation_runs,
 )
 from ragcore.evaluation.generation_figures import generation_figures
-from ragcore.evaluation.generation_run import plan_generation, run_plan
+from ragcore.evaluation.generation_run import plan_generation, prompts_hash, run_plan
 from ragcore.records import Document, Hit, Passage
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -105,7 +105,7 @@ def spec(*ids: str) -> TopicFile:
 
 
 def test_refused_cut_off_invalid_and_timeouts_count_as_model_failures():
-    topics = spec("ok", "bad", "cut", "no", "slow")
+    topics = spec("ok", "bad", "cut", "no", "slow", "long")
     completion = scripted(
         {
             ("Question about ok?", "answer"): reply(GOOD_ANSWER),
@@ -115,6 +115,9 @@ def test_refused_cut_off_invalid_and_timeouts_count_as_model_failures():
             ("Question about slow?", "answer"): Timeout("read timed out"),
             **{(f"Question about {i}?", "study"): reply(GOOD_ITEMS) for i in ("ok", "bad", "cut", "no")},
             ("Question about slow?", "study"): reply('{"items": "none"}'),
+            ("Question about long?", "answer"): reply(GOOD_ANSWER),
+            # Parses, but the server says it stopped at the token limit: cut off all the same.
+            ("Question about long?", "study"): reply(GOOD_ITEMS, finish="length"),
         }
     )
     plan = plan_generation(topics, lambda q: HITS, CONFIG)
@@ -128,20 +131,23 @@ def test_refused_cut_off_invalid_and_timeouts_count_as_model_failures():
         ("slow", "answer"): "timeout",
         **{(i, "study"): "ok" for i in ("ok", "bad", "cut", "no")},
         ("slow", "study"): "invalid",
+        ("long", "answer"): "ok",
+        ("long", "study"): "cut_off",
     }
     # No fallback: a failed call yields no item, only its record and reply.
-    assert [i.id for i in run.items if i.call == "answer"] == ["ok/answer"]
+    assert [i.id for i in run.items if i.call == "answer"] == ["ok/answer", "long/answer"]
+    assert not [i for i in run.items if i.topic == "long" and i.call == "study"]
     assert next(c for c in run.calls if c.topic == "bad" and c.call == "answer").reply.startswith("Sure!")
     figures = generation_figures(run, resamples=200)
-    assert figures.failures == 5 and figures.calls == 10
+    assert figures.failures == 6 and figures.calls == 12
     assert figures.failures_by_outcome == {
         "refused": 1,
-        "cut_off": 1,
+        "cut_off": 2,
         "invalid": 2,
         "timeout": 1,
         "call_error": 0,
     }
-    assert figures.failure_rate["answer"].successes == 4 and figures.failure_rate["answer"].n == 5
+    assert figures.failure_rate["answer"].successes == 4 and figures.failure_rate["answer"].n == 6
     assert figures.failure_rate["all"].rate == pytest.approx(0.5)
     # Evaluation calls never ask for retries (the user-facing path has its own fallback).
     assert all(kw["num_retries"] == 0 for kw in completion.sent)
@@ -213,6 +219,31 @@ def test_items_carry_the_automatic_checks():
     )
 
 
+def test_fact_recall_uses_the_answer_metrics_rule():
+    topics = TopicFile(
+        name="t",
+        corpus="x",
+        topics=[
+            TopicSpec(
+                id="a", question="Question about a?", answer={"facts": [["$49", "49 dollars"], "30 days"]}
+            ),
+            TopicSpec(id="b", question="Question about b?", answer={"answerable": False}),
+        ],
+    )
+    completion = scripted(
+        {
+            **{(f"Question about {i}?", "answer"): reply(GOOD_ANSWER) for i in "ab"},
+            **{(f"Question about {i}?", "study"): reply(GOOD_ITEMS) for i in "ab"},
+        }
+    )
+    plan = plan_generation(topics, lambda q: HITS, CONFIG)
+    run = run_plan(plan, CONFIG, llm.SpendTracker(5.0), name="f", corpus="x", completion=completion)
+    # "$49" is stated, "30 days" is not: 1 of 2. An unanswerable topic has no facts.
+    assert run.item("a/answer").fact_recall == pytest.approx(0.5)
+    assert run.item("b/answer").fact_recall is None and run.item("a/item-1").fact_recall is None
+    assert generation_figures(run, resamples=100).fact_recall.mean == pytest.approx(0.5)
+
+
 def test_ratings_are_blind_unless_checks_were_shown_first():
     run = good_run()
     assert not checks_visible(run, "a/answer")
@@ -261,3 +292,11 @@ def test_topic_files_are_validated(tmp_path: Path):
     bad.write_text(json.dumps({"name": "x", "corpus": "c", "topics": [{"id": "a", "question": "q"}] * 2}))
     with pytest.raises(GenerationError, match="unique"):
         load_topics(bad)
+
+
+def test_the_stored_example_run_is_a_mock_made_with_the_current_prompts():
+    stored = [s for s in stored_generation_runs(ROOT / "eval" / "results") if "mock" in s.title]
+    assert stored, "eval/results has no mock generation run: python -m ragcore geneval --mock (README)"
+    run = load_run(stored[0].path)
+    assert run.mock and run.prompts_hash == prompts_hash()
+    assert len({i.topic for i in run.items}) >= 8

@@ -17,6 +17,7 @@ from ragcore.evaluation.runner import (
     compare_chunkings,
     evaluate,
 )
+from ragcore.retrieval.results import SearchResult
 
 from .helpers import cut, make_doc
 
@@ -213,7 +214,7 @@ class FakeRetriever:
         scored = sorted(self.passages, key=lambda p: (-len(words & set(p.text.lower().split())), p.id))
         if mode == "reverse":
             scored = scored[::-1]
-        return [FakeHit(p) for p in scored[:k]]
+        return SearchResult([FakeHit(p) for p in scored[:k]], mode=mode)
 
 
 DOC = make_doc(

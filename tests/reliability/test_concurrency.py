@@ -10,6 +10,7 @@ import random
 import threading
 import time
 
+from ragcore.corpus import add_document
 from ragcore.guard import load_bytes_guarded
 from ragcore.services import Workspace
 
@@ -55,7 +56,7 @@ def test_eight_sessions_add_remove_and_query_at_once(tmp_path) -> None:
                     n += 1
                     name = f"s{s}-{n}.md"
                     token = _code_word(name)
-                    result = ws.library.add_document(COLLECTION, load_bytes_guarded(_document(token), name))
+                    result = add_document(ws.library, COLLECTION, load_bytes_guarded(_document(token), name))
                     assert result.status == "added", result
                     live[s].add(name)
                 elif op == "remove":
@@ -68,7 +69,9 @@ def test_eight_sessions_add_remove_and_query_at_once(tmp_path) -> None:
                     hits, _ = ws.asking.search(COLLECTION, _code_word(name), "bm25", 3)
                     assert hits and hits[0].passage.doc == name, (name, [h.passage.doc for h in hits])
                 else:
-                    result = ws.library.add_document(COLLECTION, load_bytes_guarded(COMMON, f"common-{s}.md"))
+                    result = add_document(
+                        ws.library, COLLECTION, load_bytes_guarded(COMMON, f"common-{s}.md")
+                    )
                     assert result.status in ("added", "duplicate"), result
                 with lock:
                     counts[op] += 1

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from ragcore.chunking import chunk_document
+from ragcore.corpus import add_document
 from ragcore.documents import load_bytes
 from ragcore.store import Library
 
@@ -29,13 +30,14 @@ _CHILD = """
 import sys
 sys.path.insert(0, {repo!r})
 from ragcore.documents import load_bytes
+from ragcore.corpus import add_document
 from ragcore.store import Library
 from tests.reliability.test_durability import big_document
 k = int(sys.argv[1])
 lib = Library(sys.argv[2])
 doc = load_bytes(big_document(k), f"big-{{k}}.md")
 print("ready", flush=True)
-lib.add_document("c", doc)
+add_document(lib, "c", doc)
 print("done", flush=True)
 """
 
@@ -63,7 +65,7 @@ def test_killed_ingests_leave_each_document_whole_or_absent(tmp_path) -> None:
     probe = Library(tmp_path / "probe")
     doc = load_bytes(big_document(-1), "probe.md")
     t0 = time.perf_counter()
-    probe.add_document("c", doc)
+    add_document(probe, "c", doc)
     add_s = time.perf_counter() - t0
     probe.close()
 

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from ragcore.retrieval import dense
-from ragcore.retrieval.dense import DenseIndex, one_blas_thread
+from ragcore.retrieval.blas import one_blas_thread
+from ragcore.retrieval.dense import DenseIndex
 
 
 def _unit_rows(n: int, dim: int, seed: int = 0) -> np.ndarray:

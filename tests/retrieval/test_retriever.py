@@ -74,7 +74,7 @@ def retriever():
 
 
 def test_bm25_mode_traces_only_bm25(retriever):
-    hits = retriever.search("Business plan $999", mode="bm25", k=3)
+    hits = retriever.search("Business plan $999", mode="bm25", k=3).hits
     assert hits[0].passage.doc == "pricing.md"
     assert (
         hits[0].trace["bm25"].rank == 1 and hits[0].trace["dense"] is None and hits[0].trace["fused"] is None
@@ -83,8 +83,10 @@ def test_bm25_mode_traces_only_bm25(retriever):
 
 
 def test_dense_finds_paraphrase_bm25_misses(retriever):
-    assert all(h.passage.doc != "sla.md" for h in retriever.search("is the service available", mode="bm25"))
-    hits = retriever.search("is the service available", mode="dense", k=2)
+    assert all(
+        h.passage.doc != "sla.md" for h in retriever.search("is the service available", mode="bm25").hits
+    )
+    hits = retriever.search("is the service available", mode="dense", k=2).hits
     assert hits[0].passage.doc == "sla.md"
     assert hits[0].trace["dense"].rank == 1 and hits[0].trace["bm25"] is None
 
@@ -92,9 +94,9 @@ def test_dense_finds_paraphrase_bm25_misses(retriever):
 def test_hybrid_trace_matches_each_signal(retriever):
     retriever.fusion = FusionConfig(method="rrf", k=60)
     question = "what is the price of the plan"
-    bm = {h.passage.id: h for h in retriever.search(question, mode="bm25", k=20)}
-    dn = {h.passage.id: h for h in retriever.search(question, mode="dense", k=20)}
-    hybrid = retriever.search(question, mode="hybrid", k=6)
+    bm = {h.passage.id: h for h in retriever.search(question, mode="bm25", k=20).hits}
+    dn = {h.passage.id: h for h in retriever.search(question, mode="dense", k=20).hits}
+    hybrid = retriever.search(question, mode="hybrid", k=6).hits
     for h in hybrid:
         t = h.trace
         assert t["fused"].rank == h.rank and t["fused"].score == pytest.approx(h.score)
@@ -109,23 +111,24 @@ def test_hybrid_trace_matches_each_signal(retriever):
 
 def test_convex_fusion_option(retriever):
     retriever.fusion = FusionConfig(method="convex", weights={"bm25": 0.3, "dense": 0.7})
-    hits = retriever.search("uptime guarantee", mode="hybrid", k=2)
+    hits = retriever.search("uptime guarantee", mode="hybrid", k=2).hits
     assert hits[0].passage.doc == "sla.md" and 0 < hits[0].score <= 1.0
 
 
 def test_widen_keeps_dense_order_and_adds_bm25_hits(retriever):
-    hits = retriever.search("password reset", mode="widen", k=10)
+    hits = retriever.search("password reset", mode="widen", k=10).hits
     scores = [h.score for h in hits]
     assert scores == sorted(scores, reverse=True)
     assert hits[0].passage.doc == "faq.md"
 
 
 def test_rerank_without_reranker_keeps_fused_order_and_says_so(retriever):
-    fused = retriever.search("uptime credits", mode="hybrid", k=5)
-    reranked = retriever.search("uptime credits", mode="rerank", k=5)
-    assert [h.passage.id for h in reranked] == [h.passage.id for h in fused]
-    assert any("rerank unavailable" in n for n in retriever.notes)
-    assert all(h.trace["rerank"] is None for h in reranked)
+    fused = retriever.search("uptime credits", mode="hybrid", k=5).hits
+    result = retriever.search("uptime credits", mode="rerank", k=5)
+    assert [h.passage.id for h in result.hits] == [h.passage.id for h in fused]
+    assert any("rerank unavailable" in n for n in result.notes)
+    assert all(h.trace["rerank"] is None for h in result.hits)
+    assert "rerank" not in result.timings_ms
 
 
 class FakeReranker:
@@ -138,18 +141,17 @@ class FakeReranker:
 
 def test_rerank_reorders_head_and_traces_it(retriever):
     retriever.reranker = FakeReranker()
-    hits = retriever.search("uptime credits plan", mode="rerank", k=6)
-    head = hits[: min(RERANK_DEPTH, len(hits))]
+    result = retriever.search("uptime credits plan", mode="rerank", k=6)
+    head = result.hits[: min(RERANK_DEPTH, len(result.hits))]
     assert [len(h.passage.text) for h in head] == sorted(len(h.passage.text) for h in head)
     assert head[0].trace["rerank"].rank == 1 and head[0].trace["fused"] is not None
-    assert not retriever.notes
+    assert not result.notes and "rerank" in result.timings_ms
 
 
 def test_loading_reranker_falls_back():
     r = Retriever(make_corpus(), embedder=ToyEmbedder())
     r.reranker = type("Loading", (), {"status": "loading", "rerank": lambda self, q, t: None})()
-    r.search("uptime", mode="rerank")
-    assert r.notes == ["rerank unavailable (loading): fused order"]
+    assert r.search("uptime", mode="rerank").notes == ["rerank unavailable (loading): fused order"]
 
 
 def test_related_is_from_other_documents(retriever):
@@ -162,20 +164,21 @@ def test_related_is_from_other_documents(retriever):
 def test_vectors_are_cached_in_library(tmp_path):
     lib = Library(tmp_path)
     emb = ToyEmbedder()
-    Retriever(make_corpus(), library=lib, embedder=emb).ensure_dense()
+    Retriever(make_corpus(), vector_cache=lib, embedder=emb).ensure_dense()
     assert emb.calls == 6
-    again = Retriever(make_corpus(), library=lib, embedder=emb)
+    again = Retriever(make_corpus(), vector_cache=lib, embedder=emb)
     assert again.ensure_dense() == 0 and emb.calls == 6
 
 
 def test_bad_mode_and_empty_question(retriever):
     with pytest.raises(ValueError, match="unknown mode"):
         retriever.search("x", mode="magic")
-    assert retriever.search("   ") == [] and retriever.notes == ["empty question"]
+    empty = retriever.search("   ")
+    assert empty.hits == [] and empty.notes == ["empty question"]
 
 
 def test_hit_json_contract(retriever):
-    h = retriever.search("uptime", k=1)[0].to_json()
+    h = retriever.search("uptime", k=1).hits[0].to_json()
     assert set(h) >= {"rank", "doc", "first_line", "last_line", "pages", "label", "text", "score", "trace"}
     assert set(h["trace"]) == {"bm25", "dense", "fused", "rerank"}
 
@@ -187,6 +190,6 @@ def test_default_fusion_is_agreement_weighted_rrf(retriever):
     bm = retriever.bm25.search(question, 100)
     dn = retriever._dense_ranking(question, 100)
     expected, weight = fusion.agreement_rrf(bm, dn)
-    hits = retriever.search(question, mode="hybrid", k=6)
+    hits = retriever.search(question, mode="hybrid", k=6).hits
     assert [h.score for h in hits] == pytest.approx([s for _, s in expected[:6]])
     assert 0.0 <= weight <= 1.0
