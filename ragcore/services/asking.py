@@ -120,11 +120,10 @@ class Asking:
         completion: Completion | None = None,
         curated: bool = True,
     ) -> AskOutcome:
-        """Retrieve, then apply the lens and answer: by a model when one is
-        configured in ``env`` (the call is logged in the AI log under
-        ``session``), else extractively. With ``curated`` and a curated
-        question close to this one, its pinned answer comes first and the
-        computed answer (extractive: no model call) follows it."""
+        """Retrieve, then apply the lens (over the collection) and answer: by a model when one is
+        configured in ``env`` (logged in the AI log under ``session``), else extractively. With
+        ``curated`` and a curated question close to this one, its pinned answer comes first and
+        the computed answer (extractive: no model call) follows it."""
         from ..answer.pipeline import answer_question
 
         question = question.strip()
