@@ -13,8 +13,8 @@ from pages import _curated as curated_ui
 from pages import _ui as ui
 from ragcore import errors
 from ragcore.records import STAGES
-from ragcore.services import DEMO_COLLECTION, DEMO_QUESTIONS, AskOutcome
-from ragcore.services.asking import format_amount
+from ragcore.services import AskOutcome
+from ragcore.services.asking import check_question, format_amount
 
 STAGE_NAMES = {"bm25": "BM25", "dense": "Dense", "fused": "Fused", "rerank": "Reranked"}
 DECISION_TEXT = {"accepted": "Accepted", "edited": "Accepted with edits", "rejected": "Rejected"}
@@ -138,15 +138,12 @@ def _lens_changed() -> None:
 
 
 def ask_form() -> None:
-    if coll == DEMO_COLLECTION:
-        st.pills(
-            "Examples", DEMO_QUESTIONS, key="example", on_change=_ask_example, label_visibility="collapsed"
-        )
+    examples = ws.asking.example_questions(coll)
+    if examples:
+        st.pills("Examples", examples, key="example", on_change=_ask_example, label_visibility="collapsed")
     with st.form("ask-form", border=False):
         left, right = st.columns([6, 1], vertical_alignment="bottom")
-        left.text_input(
-            "Question", key="question", placeholder="Ask about the documents, e.g. what does the SLA promise?"
-        )
+        left.text_input("Question", key="question", placeholder=ws.asking.placeholder(coll))
         submitted = right.form_submit_button("Ask", type="primary", width="stretch")
     st.segmented_control(
         "Lens",
@@ -161,8 +158,11 @@ def ask_form() -> None:
     lens = st.session_state.get("lens") or "auto"
     if submitted or st.session_state.pop("pending", False):
         question = st.session_state.get("question", "")
-        if not question.strip():
-            st.warning("Type a question first.")
+        try:
+            question = check_question(question)
+        except errors.RagcoreError as exc:
+            st.session_state["outcome"] = None  # an old answer under this message would seem to answer it
+            st.warning(ui.md(str(exc)[:1].upper() + str(exc)[1:] + "."))
             return
         prepare_dense()
         stream_box = st.empty()

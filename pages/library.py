@@ -10,7 +10,7 @@ import streamlit as st
 from pages import _curated as curated_ui
 from pages import _ui as ui
 from ragcore import config, errors
-from ragcore.services import CHUNKINGS, DEMO_COLLECTION, UPLOAD_SUFFIXES
+from ragcore.services import CHUNKINGS, DEMO_COLLECTION, UploadOutcome
 
 CHUNKING_HELP = {
     "auto": "Auto: Markdown and text by headings, PDFs by sentences",
@@ -18,24 +18,26 @@ CHUNKING_HELP = {
     "sentence": "Sentences: runs of whole sentences with a small overlap",
     "whole": "Whole document: each file is one passage",
 }
+# What the uploader accepts; the hint under it lists these, in this order.
+UPLOAD_TYPES = ["pdf", "md", "markdown", "txt"]
 
 ws = ui.workspace()
 coll = ui.collection()
 ui.style()
 
-st.title("Library")
-ws.collections.ensure_demo()
 
-if coll == DEMO_COLLECTION:
-    st.caption(
-        "The demo collection mirrors the shipped folder corpus/demo. "
-        "Choose **My uploads** in the sidebar to add your own documents."
-    )
-elif not ws.collections.writable(coll):
-    st.caption("This collection is shared and read-only on this deployment.")
-else:
+def intro() -> bool:
+    """The caption for the collection in view; True when uploads are offered."""
+    if coll == DEMO_COLLECTION:
+        st.caption(
+            "The demo collection mirrors the shipped folder corpus/demo and is read-only. "
+            "Choose **My uploads** in the sidebar to add your own documents."
+        )
+        return False
+    if not ws.collections.writable(coll):
+        st.caption("This collection is shared and read-only on this deployment.")
+        return False
     st.caption("Your documents. They are parsed, cut into passages and embedded on this machine.")
-    limit_mb = config.settings().max_upload_mb
     if ws.collections.isolated():
         used_mb = sum(i.size_bytes for i in ws.docs.documents(coll)) / (1024 * 1024)
         quota_mb = ws.collections.session_quota_bytes() / (1024 * 1024)
@@ -44,73 +46,87 @@ else:
             f"Private to you: other visitors cannot see these documents. {used_mb:.1f} MB of "
             f"{quota_mb:g} MB used; deleted after {ttl_h:g} hours without use."
         )
+    return True
+
+
+def upload_section(documents_area) -> None:
+    limit_mb = config.settings().max_upload_mb
     with st.form("upload-form", clear_on_submit=True):
         files = st.file_uploader(
-            "Add PDF, TXT or Markdown files",
-            type=list(UPLOAD_SUFFIXES),
+            "Add PDF, Markdown or text files",
+            type=UPLOAD_TYPES,
             accept_multiple_files=True,
             help=f"Up to {limit_mb:g} MB per file (RAGCORE_MAX_UPLOAD_MB).",
             max_upload_size=max(1, int(limit_mb + 0.999)),
         )
         chunking = st.selectbox("Chunking", CHUNKINGS, format_func=CHUNKING_HELP.get, key="upload-chunking")
         add = st.form_submit_button("Add to library", type="primary")
-    if add and files:
-        bar = st.progress(0.0, text="Starting…")
-        outcomes = []
-        for i, f in enumerate(files):
-
-            def step(stage: str, fraction: float, i: int = i) -> None:
-                bar.progress(min(1.0, (i + fraction) / len(files)), text=stage)
-
-            outcomes.append(ws.docs.upload(coll, f.name, f.getvalue(), chunking, progress=step))
-        bar.progress(1.0, text=f"Done: {len(files)} file(s)")
-        st.session_state["upload-outcomes"] = [(o.name, o.status, o.message) for o in outcomes]
-    elif add:
+    if add and not files:
         st.warning("Choose one or more files first.")
-    for name, status, message in st.session_state.get("upload-outcomes", []):
-        if status in ("added", "replaced"):
-            st.success(ui.md(f"{name}: {message}"), icon=":material/check_circle:")
-        elif status == "duplicate":
-            st.info(ui.md(f"{name}: {message}"), icon=":material/content_copy:")
+    if not (add and files):
+        return
+    documents_area.empty()  # the list below is out of date until the upload ends: not shown meanwhile
+    bar = st.progress(0.0, text="Starting…")
+    outcomes = []
+    for i, f in enumerate(files):
+
+        def step(stage: str, fraction: float, i: int = i) -> None:
+            bar.progress(min(1.0, (i + fraction) / len(files)), text=stage)
+
+        outcomes.append(ws.docs.upload(coll, f.name, f.getvalue(), chunking, progress=step))
+    bar.progress(1.0, text=upload_summary(outcomes))
+    show_outcomes(outcomes)
+
+
+def upload_summary(outcomes: list[UploadOutcome]) -> str:
+    added = sum(1 for o in outcomes if o.ok)
+    same = sum(1 for o in outcomes if o.status == "duplicate")
+    refused = len(outcomes) - added - same
+    parts = [f"{added} added"] + ([f"{same} already in the library"] if same else []) + [f"{refused} refused"]
+    return f"Done with {len(outcomes)} file{'s' if len(outcomes) != 1 else ''}: " + ", ".join(parts)
+
+
+def show_outcomes(outcomes: list[UploadOutcome]) -> None:
+    """This upload's results, shown once (they do not come back on a later visit)."""
+    for o in outcomes:
+        if o.ok:
+            st.success(ui.md(f"{o.name}: {o.message}"), icon=":material/check_circle:")
+        elif o.status == "duplicate":
+            st.info(ui.md(f"{o.name}: {o.message}"), icon=":material/content_copy:")
         else:
-            st.error(ui.md(f"{name} was not added: {message}"), icon=":material/error:")
+            st.error(ui.md(f"{o.name} was not added: {o.message}"), icon=":material/error:")
 
-infos = ws.docs.documents(coll)
-st.subheader(f"Documents ({len(infos)})")
-if not infos:
-    st.info("No documents yet.")
-    st.stop()
 
-whole = [i.name for i in infos if i.chunking == "whole"]
-if whole:
-    st.warning(
-        f"Whole-document mode: {ui.md(', '.join(whole))} {'is' if len(whole) == 1 else 'are'} one passage per file. "
-        "Ask then cites the whole file, and a model would be sent the whole file.",
-        icon=":material/description:",
+def documents_table(infos) -> None:
+    whole = [i.name for i in infos if i.chunking == "whole"]
+    if whole:
+        st.warning(
+            f"Whole-document mode: {ui.md(', '.join(whole))} {'is' if len(whole) == 1 else 'are'} one passage "
+            "per file. Ask then cites the whole file, and a model would be sent the whole file.",
+            icon=":material/description:",
+        )
+    table = pd.DataFrame(
+        [
+            {
+                "Document": i.name,
+                "Type": i.kind.upper(),
+                "Passages": i.passages,
+                "Size (KB)": round(i.size_bytes / 1024, 1),
+                "Added": datetime.fromtimestamp(i.added_at).strftime("%Y-%m-%d %H:%M"),
+                "Chunking": i.chunking,
+                "Title": i.title,
+            }
+            for i in infos
+        ]
     )
+    st.dataframe(table, hide_index=True, width="stretch")
 
-table = pd.DataFrame(
-    [
-        {
-            "Document": i.name,
-            "Type": i.kind.upper(),
-            "Passages": i.passages,
-            "Size (KB)": round(i.size_bytes / 1024, 1),
-            "Added": datetime.fromtimestamp(i.added_at).strftime("%Y-%m-%d %H:%M"),
-            "Chunking": i.chunking,
-            "Title": i.title,
-        }
-        for i in infos
-    ]
-)
-st.dataframe(table, hide_index=True, width="stretch")
 
-names = [i.name for i in infos]
-name = st.selectbox("Document", names, key="library-doc")
-info = next(i for i in infos if i.name == name)
-
-if ws.collections.writable(coll):  # the demo is read-only under session isolation
-    actions = st.columns([2, 2, 3], vertical_alignment="bottom")
+def document_actions(name: str) -> None:
+    """Re-chunk and remove, for collections that can change (never the demo mirror)."""
+    if coll == DEMO_COLLECTION or not ws.collections.writable(coll):
+        return
+    actions = st.columns([3, 1, 2], vertical_alignment="bottom")
     new_chunking = actions[0].selectbox(
         "Re-chunk with",
         [c for c in CHUNKINGS if c != "auto"],
@@ -122,47 +138,66 @@ if ws.collections.writable(coll):  # the demo is read-only under session isolati
             count = ws.docs.rechunk(coll, name, new_chunking)
         st.session_state["library-note"] = f"{name}: {count} passages with {new_chunking} chunking"
         st.rerun()
-    if coll != DEMO_COLLECTION and actions[2].button(
-        "Remove from library", key="remove", icon=":material/delete:"
-    ):
-        ws.docs.remove(coll, name)
-        st.session_state["library-note"] = f"Removed {name}"
-        st.session_state.pop("outcome", None)  # its citations may point at the removed file
-        st.rerun()
+    with actions[2].popover("Remove from library", icon=":material/delete:"):
+        st.markdown(ui.md(f"Remove {name}? Its passages and vectors are deleted; this cannot be undone."))
+        if st.button("Yes, remove it", key="remove", type="primary"):
+            ws.docs.remove(coll, name)
+            st.session_state["library-note"] = f"Removed {name}"
+            st.session_state.pop("outcome", None)  # its citations may point at the removed file
+            st.rerun()
 
-note = st.session_state.pop("library-note", None)
-if note:
-    st.toast(ui.md(note))
-    st.caption(ui.md(note))
 
-st.markdown(f"**Passages of {ui.md(name)}** · {info.passages} with {info.chunking} chunking")
-try:
-    passages = ws.docs.passages_of(coll, name)
-except errors.LibraryError as exc:
-    st.error(ui.md(exc))
-    st.stop()
-st.dataframe(
-    pd.DataFrame(
-        [
-            {
-                "#": p.index + 1,
-                "Lines": ui.span_text(p.first_line, p.last_line),
-                "Pages": ", ".join(str(x) for x in p.pages),
-                "Section": p.label,
-                "Characters": len(p.text),
-                "Start": " ".join(p.text.split())[:90],
-            }
-            for p in passages
-        ]
-    ),
-    hide_index=True,
-    width="stretch",
-)
-pick = st.number_input("Show passage", 1, max(1, len(passages)), 1, key="passage-pick")
-p = passages[int(pick) - 1]
-st.caption(ui.md(f"{p.citation} · {p.label}"))
-view = ws.docs.document_view(coll, name, p.first_line, p.last_line, context=2)
-st.html(ui.CSS + ui.lines_html(view))
+def passages_section(name: str, info) -> None:
+    st.markdown(f"**Passages of {ui.md(name)}** · {info.passages} with {info.chunking} chunking")
+    try:
+        passages = ws.docs.passages_of(coll, name)
+    except errors.LibraryError as exc:
+        st.error(ui.md(exc))
+        return
+    rows = [
+        {
+            "#": p.index + 1,
+            "Lines": ui.span_text(p.first_line, p.last_line),
+            "Pages": ", ".join(str(x) for x in p.pages),
+            "Section": p.label,
+            "Characters": len(p.text),
+            "Start": " ".join(p.text.split())[:90],
+        }
+        for p in passages
+    ]
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    pick = st.number_input("Show passage", 1, max(1, len(passages)), 1, key="passage-pick")
+    p = passages[int(pick) - 1]
+    st.caption(ui.md(f"{p.citation} · {p.label}"))
+    view = ws.docs.document_view(coll, name, p.first_line, p.last_line, context=2)
+    st.html(ui.CSS + ui.lines_html(view))
 
-st.divider()
-curated_ui.library_section(ws, coll)
+
+def documents_section() -> None:
+    infos = ws.docs.documents(coll)
+    st.subheader(f"Documents ({len(infos)})")
+    if not infos:
+        st.info("No documents yet.")
+        return
+    documents_table(infos)
+    name = st.selectbox("Document", [i.name for i in infos], key="library-doc")
+    document_actions(name)
+    note = st.session_state.pop("library-note", None)
+    if note:
+        st.toast(ui.md(note))
+        st.caption(ui.md(note))
+    passages_section(name, next(i for i in infos if i.name == name))
+    st.divider()
+    curated_ui.library_section(ws, coll)
+
+
+st.title("Library")
+ws.collections.ensure_demo()
+offers_upload = intro()
+upload_area = st.container()
+documents_area = st.empty()  # its own slot: emptied while an upload runs above it
+if offers_upload:
+    with upload_area:
+        upload_section(documents_area)
+with documents_area.container():
+    documents_section()

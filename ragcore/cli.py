@@ -203,6 +203,9 @@ def make_retriever(corpus, library):
 
 
 def _search(args):
+    from .questions import check_question
+
+    args.question = check_question(args.question)  # before any indexing: a bad question costs nothing
     corpus, library = open_corpus(args)
     for report in corpus.errors:
         print(f"note: {report.line()}", file=sys.stderr)

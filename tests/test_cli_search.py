@@ -68,3 +68,12 @@ def test_ask_json_contract(fresh_home, capsys):
 def test_missing_corpus_is_a_clean_error(fresh_home, capsys):
     assert main(["search", "x", "--corpus", str(fresh_home / "nope")]) == 2
     assert "no such folder" in capsys.readouterr().err
+
+
+def test_overlong_question_is_refused_before_indexing(tmp_path, capsys, monkeypatch) -> None:
+    from ragcore.cli import main
+
+    monkeypatch.setenv("RAGCORE_HOME", str(tmp_path / "home"))
+    assert main(["search", "word " * 300, "--corpus", str(tmp_path / "nowhere")]) == 2
+    err = capsys.readouterr().err
+    assert "limited to 1,000 characters" in err and "no such folder" not in err

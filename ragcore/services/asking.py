@@ -9,17 +9,17 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from .. import errors
 from ..answer.calls import SpendTracker
 from ..answer.models import ModelConfig, disclosure, find_model
 from ..corpus import Corpus
 from ..curated import curated_answer
 from ..lenses import Lens
 from ..lenses.money import format_amount as format_amount  # for showing a lens's figures
+from ..questions import check_question
 from ..records import Answer, Hit, Passage
 from ..store import Library
 from .collections import isolated
-from .common import DEFAULT_K, AnswerMode, Completion, LensRequest, Mode
+from .common import DEFAULT_K, DEMO_COLLECTION, DEMO_QUESTIONS, AnswerMode, Completion, LensRequest, Mode
 from .indexes import Indexes
 from .review import open_ai_log
 
@@ -126,9 +126,7 @@ class Asking:
         the computed answer (extractive: no model call) follows it."""
         from ..answer.pipeline import answer_question
 
-        question = question.strip()
-        if not question:
-            raise errors.RagcoreError("type a question first")
+        question = check_question(question)
         started = time.perf_counter()
         hits, searched = self.search(collection, question, mode, k)
         timings = dict(searched.timings_ms)
@@ -211,6 +209,23 @@ class Asking:
         any session."""
         last = self._last_queries.get(session) if isolated() else self.last_query
         return last if last is not None and last.collection == collection else None
+
+    def example_questions(self, collection: str) -> tuple[str, ...]:
+        """Questions to offer as one-click examples: the demo's own, else the
+        pinned questions of the collection's curated file (none without one)."""
+        if collection == DEMO_COLLECTION:
+            return DEMO_QUESTIONS
+        layer = self.curation.layer(collection) if self.curation else None
+        return tuple(a.question for a in layer.answers[:4]) if layer else ()
+
+    def placeholder(self, collection: str) -> str:
+        """The question box's hint, about the collection in view."""
+        if collection == DEMO_COLLECTION:
+            return "Ask about the documents, e.g. what does the SLA promise?"
+        titles = [d.title for d in self.indexes.retriever(collection).corpus.documents.values() if d.title]
+        if titles:
+            return f"Ask about the documents, e.g. what does {titles[0][:60]} say about …?"
+        return "Ask about the documents in this collection"
 
     def related(self, collection: str, passage: Passage, k: int = 3) -> list[tuple[Passage, float]]:
         """Nearest passages in other documents of the collection."""

@@ -86,7 +86,9 @@ def test_retrieved_passages_show_their_trace_and_related_passages(app_env) -> No
     assert any(m.value == "**Related across documents**" for m in at.markdown)
     related = [b for b in at.button if (b.key or "").startswith("rel-1-")]
     top_doc = trace["Document"][0]
-    assert related and all(not plain(b.label).startswith(top_doc + ",") for b in related)
+    # Labels say who made the link ("computed: " or "curated: "), then the document.
+    assert related and all(plain(b.label).split(": ", 1)[0] in ("computed", "curated") for b in related)
+    assert all(not plain(b.label).split(": ", 1)[1].startswith(top_doc + ",") for b in related)
 
 
 def test_bm25_mode_from_the_sidebar(app_env) -> None:
@@ -96,3 +98,19 @@ def test_bm25_mode_from_the_sidebar(app_env) -> None:
     trace = next(d.value for d in at.dataframe if "BM25" in d.value.columns)
     assert (trace["Dense"] == "—").all() and (trace["Fused"] == "—").all()
     assert all(v.startswith("#") for v in trace["BM25"])
+
+
+def test_an_empty_question_clears_the_previous_answer(app_env) -> None:
+    at = _ask(start(), PRICING)
+    assert "Answer" in _subheaders(at)
+    at = _ask(at, "   ")
+    assert [plain(w.value) for w in at.warning][-1] == "Type a question first."
+    assert "Answer" not in _subheaders(at) and "Retrieved passages" not in _subheaders(at)
+
+
+def test_an_overlong_question_is_refused_with_the_limit(app_env) -> None:
+    at = _ask(start(), PRICING)
+    at = _ask(at, "pricing " * 200)  # 1,600 characters
+    warning = plain(at.warning[-1].value)
+    assert "1,599 characters long" in warning and "limited to 1,000" in warning
+    assert "Answer" not in _subheaders(at)

@@ -31,6 +31,17 @@ def _listed(at) -> list[str]:
     return list(table["Document"])
 
 
+def _popover_labels(at) -> list[str]:
+    """Labels of the page's popovers (AppTest keeps them as blocks of type "popover")."""
+    found, stack = [], [at.main]
+    while stack:
+        node = stack.pop()
+        if getattr(node, "type", None) == "popover":
+            found.append(node.proto.popover.label)
+        stack.extend(getattr(node, "children", {}).values())
+    return found
+
+
 def test_upload_markdown_and_pdf_list_reject_and_remove(app_env, monkeypatch) -> None:
     # A private uploads collection per AppTest session keeps this test's files its own.
     monkeypatch.setenv("RAGCORE_ISOLATION", "session")
@@ -53,6 +64,7 @@ def test_upload_markdown_and_pdf_list_reject_and_remove(app_env, monkeypatch) ->
     assert [plain(e.value) for e in at.error] == ["empty.txt was not added: the file is empty"]
     assert _listed(at) == ["board.pdf", "notes.md"]
     assert at.get("progress")[0].proto.value == 100
+    assert plain(at.get("progress")[0].proto.text) == "Done with 3 files: 2 added, 1 refused"
 
     # Passages of the Markdown file, with line spans; its markup is shown escaped.
     at.selectbox(key="library-doc").set_value("notes.md").run()
@@ -68,9 +80,16 @@ def test_upload_markdown_and_pdf_list_reject_and_remove(app_env, monkeypatch) ->
     assert not at.exception, at.exception
     assert any("Whole-document mode" in plain(w.value) and "notes.md" in plain(w.value) for w in at.warning)
 
-    # Remove the PDF: only the Markdown file is left.
+    # The upload's messages were for that upload: they do not come back on the next run.
+    assert not at.success and not at.error
+
+    # Remove the PDF, after confirming in the popover: only the Markdown file is left.
     at.selectbox(key="library-doc").set_value("board.pdf").run()
-    at.button(key="remove").click().run()
+    confirm = at.button(key="remove")
+    assert confirm.label == "Yes, remove it"
+    assert _popover_labels(at) == ["Remove from library"]
+    assert _listed(at) == ["board.pdf", "notes.md"]  # nothing removed before the confirmation
+    confirm.click().run()
     assert not at.exception, at.exception
     assert _listed(at) == ["notes.md"]
     assert [s.value for s in at.subheader] == ["Documents (1)", "Curated entries"]
@@ -81,4 +100,16 @@ def test_demo_collection_is_listed_read_only(app_env) -> None:
     listed = _listed(at)
     assert "pricing-notes.md" in listed and any(name.endswith(".pdf") for name in listed)
     assert not at.get("file_uploader")
-    assert not [b for b in at.button if b.key == "remove"]
+    assert not [b for b in at.button if b.key in ("remove", "rechunk")]  # read-only: no re-chunk, no remove
+    assert "read-only" in plain(at.caption[0].value)
+
+
+def test_every_file_refused_is_counted_as_refused(app_env, monkeypatch) -> None:
+    monkeypatch.setenv("RAGCORE_ISOLATION", "session")
+    at = _uploads(start("pages/library.py"))
+    at.get("file_uploader")[0].set_value([(f"empty-{i}.txt", b"", "text/plain") for i in range(4)])
+    at.button(key="FormSubmitter:upload-form-Add to library").click().run()
+    assert not at.exception, at.exception
+    assert plain(at.get("progress")[0].proto.text) == "Done with 4 files: 0 added, 4 refused"
+    assert len(at.error) == 4 and not at.success
+    assert at.subheader[0].value == "Documents (0)"

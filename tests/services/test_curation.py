@@ -112,3 +112,21 @@ def test_read_only_demo_cannot_be_edited_under_isolation(workspace, monkeypatch)
     monkeypatch.setenv("RAGCORE_ISOLATION", "session")
     with pytest.raises(errors.RagcoreError):
         workspace.curation.add_note(DEMO_COLLECTION, "sla.md", "falls below the guarantee", "x")
+
+
+def test_examples_and_placeholder_come_from_the_collection_in_view(workspace) -> None:
+    from ragcore.services import DEMO_QUESTIONS
+
+    assert workspace.asking.example_questions(DEMO_COLLECTION) == DEMO_QUESTIONS
+    assert "SLA" in workspace.asking.placeholder(DEMO_COLLECTION)
+    workspace.docs.upload("uploads", "handbook.md", b"# Staff handbook\n\nHolidays are 25 days a year.\n")
+    assert workspace.asking.example_questions("uploads") == ()  # no curated file: no examples
+    hint = workspace.asking.placeholder("uploads")
+    assert "SLA" not in hint and "Staff handbook" in hint
+
+
+def test_question_length_is_capped(workspace, monkeypatch) -> None:
+    monkeypatch.setenv("RAGCORE_MAX_QUESTION_CHARS", "20")
+    with pytest.raises(errors.RagcoreError, match="21 characters long; questions are limited to 20"):
+        workspace.asking.ask(DEMO_COLLECTION, "x" * 21, mode="bm25")
+    assert workspace.asking.ask(DEMO_COLLECTION, "  Business plan  ", mode="bm25").question == "Business plan"
