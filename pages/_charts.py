@@ -108,7 +108,11 @@ def comparisons(rows: Sequence[Comparison]) -> alt.LayerChart:
     frame["pair"] = frame["a"] + " − " + frame["b"]
     if "ranker" in frame:  # chunking comparisons: one row per ranker and pair of chunkings
         frame["pair"] = frame["ranker"] + ": " + frame["pair"]
-    y = alt.Y("pair:N", title=None, sort=None)
+    # Labels in full (Vega-Lite cuts them at 180 px by default), and an axis that holds every interval.
+    y = alt.Y("pair:N", title=None, sort=None, axis=alt.Axis(labelLimit=0))
+    low, high = min(0.0, float(frame["ci_low"].min())), max(0.0, float(frame["ci_high"].max()))
+    pad = 0.05 * max(high - low, 0.01)
+    domain = [low - pad, high + pad]
     base = alt.Chart(frame).encode(
         y=y,
         tooltip=[
@@ -123,9 +127,12 @@ def comparisons(rows: Sequence[Comparison]) -> alt.LayerChart:
     )
     zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(color="#8a94a3", strokeDash=[4, 3]).encode(x="x:Q")
     rules = base.mark_rule(strokeWidth=2, color="#2f6690").encode(
-        x=alt.X("ci_low:Q", title="Difference (95% interval)"), x2="ci_high:Q"
+        x=alt.X("ci_low:Q", title="Difference (95% interval)", scale=alt.Scale(domain=domain, nice=False)),
+        x2="ci_high:Q",
     )
-    points = base.mark_point(filled=True, size=70, color="#2f6690").encode(x="diff:Q")
+    points = base.mark_point(filled=True, size=70, color="#2f6690").encode(
+        x=alt.X("diff:Q", scale=alt.Scale(domain=domain, nice=False))
+    )
     return alt.layer(zero, rules, points).properties(height=max(80, 34 * len(frame)))
 
 

@@ -14,7 +14,7 @@ from pages import _ui as ui
 from ragcore import errors
 from ragcore.records import STAGES
 from ragcore.services import AskOutcome
-from ragcore.services.asking import check_question, format_amount
+from ragcore.services.asking import Lens, SpendTracker, check_question, format_amount
 
 STAGE_NAMES = {"bm25": "BM25", "dense": "Dense", "fused": "Fused", "rerank": "Reranked"}
 DECISION_TEXT = {"accepted": "Accepted", "edited": "Accepted with edits", "rejected": "Rejected"}
@@ -46,7 +46,7 @@ if whole:
     )
 
 
-def spend():
+def spend() -> SpendTracker:
     """This session's spending cap (resumed from the AI log)."""
     if "spend" not in st.session_state:
         st.session_state["spend"] = ws.review.spend_tracker(session)
@@ -266,7 +266,7 @@ def show_checks(checks: dict) -> None:
         st.caption(f"{len(checks['uncited_sentences'])} sentence(s) carry no citation.")
 
 
-def show_lens(lens) -> None:
+def show_lens(lens: Lens | None) -> None:
     if lens is None or lens.kind == "none":
         return
     st.divider()
@@ -283,7 +283,7 @@ def show_lens(lens) -> None:
         show_risk(lens)
 
 
-def show_money(lens) -> None:
+def show_money(lens: Lens) -> None:
     if lens.conflicts:
         for k, conflict in enumerate(lens.conflicts):
             amounts = " vs ".join(format_amount(a, conflict.currency) for a in conflict.amounts)
@@ -321,7 +321,7 @@ def show_money(lens) -> None:
         st.caption("No amounts in the retrieved passages.")
 
 
-def show_risk(lens) -> None:
+def show_risk(lens: Lens) -> None:
     if not lens.findings:
         st.caption("No absolute wording (always, never, guarantee, unlimited…) in the retrieved passages.")
         return

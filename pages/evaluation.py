@@ -75,7 +75,9 @@ if source == "Stored run":
         )
     else:
         titles = {r.title: r for r in stored}
-        pick = st.selectbox("Stored run", list(titles), key="eval-stored")
+        pick = st.selectbox(
+            "Stored run", list(titles), index=ws.evaluation.preferred_run(stored, coll), key="eval-stored"
+        )
         run = ws.evaluation.load_run(titles[pick].path)
 elif source == "Run now":
     golds = ws.evaluation.gold_sets()
@@ -161,14 +163,24 @@ def run_caption(run: Run) -> str:
 def show_summary(run: Run) -> None:
     st.subheader("Summary")
     st.caption("Mean and 95% interval per ranker. " + METRIC_HELP)
+    # Metrics as rows and rankers as columns: a handful of rankers fit the page's width at 1,400 px,
+    # where nine metric columns of "0.694 [0.635, 0.750]" did not.
     table = pd.DataFrame(
         {
             ranker: {metric: fmt_interval(block.metrics[metric]) for metric in run.metric_names}
             for ranker, block in run.rankers.items()
         }
-    ).T
-    table.index.name = "ranker"
+    )
+    table.index.name = "metric"
     st.dataframe(table, width="stretch")
+    for ranker, block in run.rankers.items():
+        if block.note:
+            st.caption(ui.md(f"{ranker}: {block.note}"))
+
+
+def _number(value: float | None, spec: str) -> str:
+    """A figure, or a dash where the test has none (d_z is undefined for McNemar's test)."""
+    return "—" if value is None else format(value, spec)
 
 
 def comparison_row(c: Comparison) -> dict[str, object]:
@@ -176,9 +188,9 @@ def comparison_row(c: Comparison) -> dict[str, object]:
         "Comparison": f"{c.a} − {c.b}",
         "Difference": c.diff,
         "95% interval": f"[{c.ci_low:+.3f}, {c.ci_high:+.3f}]",
-        "d_z": c.d_z,
-        "p": c.p,
-        "p (Holm)": c.p_holm,
+        "d_z": _number(c.d_z, ".2f"),
+        "p": _number(c.p, ".4f"),
+        "p (Holm)": _number(c.p_holm, ".4f"),
         "Family": c.family or "",
         "Test": c.test or "",
     }
@@ -197,9 +209,6 @@ def show_comparisons(run: Run, key: str) -> None:
         width="stretch",
         column_config={
             "Difference": st.column_config.NumberColumn(format="%+.3f"),
-            "d_z": st.column_config.NumberColumn(format="%.2f"),
-            "p": st.column_config.NumberColumn(format="%.4f"),
-            "p (Holm)": st.column_config.NumberColumn(format="%.4f"),
         },
     )
     st.caption(
@@ -245,7 +254,7 @@ def show_question(run: Run, key: str) -> None:
 
 def show_downloads(run: Run, key: str) -> None:
     name = run.settings.label
-    frame = pd.DataFrame(per_question_rows(run))
+    frame = pd.DataFrame(per_question_rows(run, question_texts(run.settings)))
     cols = st.columns(2)
     cols[0].download_button(
         "Per-question results (CSV)",

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import resource
 import subprocess
 import sys
@@ -22,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .benchdata import random_unit_vectors, synthetic_passages, synthetic_queries
 from .text import tokenize
 
 SHARED = Path(__file__).resolve().parents[1] / ".." / "shared"
@@ -42,44 +42,6 @@ class Measurement:
     note: str = ""
 
 
-# ------------------------------------------------------------ synthetic text
-
-
-def _vocabulary(n: int, seed: int = 7) -> list[str]:
-    rng = random.Random(seed)
-    syllables = [c + v for c in "bcdfghklmnprstvwz" for v in "aeiou"] + ["ar", "en", "ol", "is", "um"]
-    words: set[str] = set()
-    while len(words) < n:
-        words.add("".join(rng.choice(syllables) for _ in range(rng.choice((2, 2, 3, 3, 4)))))
-    return sorted(words)
-
-
-def synthetic_passages(n: int, seed: int = 11, vocab_size: int = 50_000) -> list[str]:
-    """``n`` passages of 60-160 words drawn from a Zipf(1.07) vocabulary."""
-    vocab = np.asarray(_vocabulary(vocab_size))
-    rng = np.random.default_rng(seed)
-    ranks = np.arange(1, vocab_size + 1)
-    p = 1.0 / ranks**1.07
-    p /= p.sum()
-    lengths = rng.integers(60, 160, size=n)
-    draws = rng.choice(vocab_size, size=int(lengths.sum()), p=p)
-    out, pos = [], 0
-    for length in lengths:
-        words = vocab[draws[pos : pos + length]]
-        pos += length
-        out.append(" ".join(words) + ".")
-    return out
-
-
-def synthetic_queries(passages: list[str], n: int, seed: int = 5) -> list[str]:
-    rng = random.Random(seed)
-    queries = []
-    for _ in range(n):
-        words = rng.choice(passages).rstrip(".").split()
-        queries.append(" ".join(rng.sample(words, k=min(len(words), rng.randint(2, 5)))))
-    return queries
-
-
 def _percentiles(samples_s: list[float]) -> tuple[float, float]:
     a = np.asarray(samples_s) * 1000
     return float(np.percentile(a, 50)), float(np.percentile(a, 95))
@@ -97,69 +59,142 @@ def _time(fn, args_list) -> list[float]:
 # ------------------------------------------------------------- measurements
 
 
-def bench_bm25(size: int, n_queries: int = 200, baseline_queries: int = 20) -> list[Measurement]:
-    from rank_bm25 import BM25Okapi
+RANK_BM25_MAX_SIZE = 100_000  # rank_bm25 scores in pure Python: minutes per query beyond
+BM25S_BUILD_MAX_SIZE = 100_000  # bm25s's builder needs every token list in memory
 
+
+def bench_bm25(
+    size: int, texts: list[str], retriever=None, n_queries: int = 200, baseline_queries: int = 20
+) -> list[Measurement]:
+    """BM25 query times against rank_bm25 (up to 100k) and bm25s. Above
+    100k the retriever's own index is timed (building another would double
+    the run), and bm25s's query engine runs on its weights."""
     from .retrieval.bm25 import BM25Index, BM25Params
 
-    texts = synthetic_passages(size)
     queries = synthetic_queries(texts, n_queries)
+    q_tokens = [tokenize(q) for q in queries]
+    if size > RANK_BM25_MAX_SIZE and retriever is not None:
+        ours = retriever.bm25
+        p50, p95 = _percentiles(_time(lambda q: ours.search(q, 100), queries))
+        return [
+            Measurement("bm25_build_s", size, value=retriever.build_seconds["bm25"], unit="s"),
+            Measurement("bm25_query", size, p50, p95, note="rank_bm25 skipped above 100k"),
+            _versus_bm25s(ours, None, q_tokens, size),
+        ]
     tokens = [tokenize(t) for t in texts]
     t0 = time.perf_counter()
     ours = BM25Index(tokens, [[] for _ in tokens], BM25Params())
     build = time.perf_counter() - t0
     plain = BM25Index(tokens, None, BM25Params().plain())
-    ref = BM25Okapi(tokens, k1=1.2, b=0.75)
-    del tokens
-    q_tokens = [tokenize(q) for q in queries]
-    ours_t = _time(lambda q: ours.search(q, 100), queries)
-    base_t = _time(ref.get_scores, q_tokens[:baseline_queries])
-    ours_same = _time(lambda qt: ours.scores(qt), q_tokens[:baseline_queries])
-    max_diff = max(float(np.abs(plain.scores(qt) - ref.get_scores(qt)).max()) for qt in q_tokens[:5])
-    p50, p95 = _percentiles(ours_t)
-    b50, _ = _percentiles(base_t)
-    s50, _ = _percentiles(ours_same)
+    p50, p95 = _percentiles(_time(lambda q: ours.search(q, 100), queries))
     return [
         Measurement("bm25_build_s", size, value=build, unit="s"),
-        Measurement(
-            "bm25_query",
-            size,
-            p50,
-            p95,
-            baseline="rank_bm25.BM25Okapi.get_scores",
-            ratio=b50 / s50 if s50 else None,
-            note=f"baseline p50 {b50:.1f} ms; max |score diff| with bonuses off {max_diff:.1e}",
-        ),
+        _versus_rank_bm25(ours, plain, tokens, q_tokens[:baseline_queries], size, p50, p95),
+        _versus_bm25s(plain, tokens, q_tokens, size),
     ]
 
 
-def bench_dense_and_hybrid(size: int, embedder, n_queries: int = 200) -> list[Measurement]:
+def _versus_rank_bm25(ours, plain, tokens, q_tokens, size: int, p50: float, p95: float) -> Measurement:
+    from rank_bm25 import BM25Okapi
+
+    ref = BM25Okapi(tokens, k1=1.2, b=0.75)
+    base_t = _time(ref.get_scores, q_tokens)
+    ours_same = _time(lambda qt: ours.scores(qt), q_tokens)
+    max_diff = max(float(np.abs(plain.scores(qt) - ref.get_scores(qt)).max()) for qt in q_tokens[:5])
+    b50, _ = _percentiles(base_t)
+    s50, _ = _percentiles(ours_same)
+    return Measurement(
+        "bm25_query",
+        size,
+        p50,
+        p95,
+        baseline="rank_bm25.BM25Okapi.get_scores",
+        ratio=b50 / s50 if s50 else None,
+        note=f"baseline p50 {b50:.1f} ms; max |score diff| with bonuses off {max_diff:.1e}",
+    )
+
+
+def _bm25s_index(plain, tokens: list[list[str]] | None, size: int):
+    """bm25s (numpy backend) over the same tokens, with our vocabulary ids.
+    Above BM25S_BUILD_MAX_SIZE its query engine is given our plain weights
+    (float32, its layout: CSC by term) instead of running its builder."""
+    import bm25s
+
+    ref = bm25s.BM25(k1=1.2, b=0.75, method="robertson", backend="numpy")
+    vocab = dict(plain.vocab)
+    if tokens is not None and size <= BM25S_BUILD_MAX_SIZE:
+        ids = [[vocab[t] for t in doc] for doc in tokens]
+        ref.index((ids, vocab), create_empty_token=False, show_progress=False)
+        return ref, "bm25s index built by bm25s"
+    m = plain.matrix
+    ref.scores = {
+        "data": m.data.astype(np.float32),
+        "indices": m.indices.astype(np.int32),
+        "indptr": m.indptr,
+        "num_docs": size,
+    }
+    ref.vocab_dict = vocab
+    ref.nonoccurrence_array = None
+    return ref, "bm25s query engine over our plain weights (its builder needs all token lists in memory)"
+
+
+def _versus_bm25s(plain, tokens: list[list[str]] | None, q_tokens: list[list[str]], size: int) -> Measurement:
+    """Both sides from query token ids to the top 10, tokenising excluded,
+    our bonuses off (``plain``); ratio = bm25s p50 / ours."""
+    from bm25s.selection import topk
+
+    ref, how = _bm25s_index(plain, tokens, size)
+    q_ids = [plain.term_ids(qt) for qt in q_tokens]
+    q_ids = [ids for ids in q_ids if len(ids)]
+    ref_t = _time(lambda ids: topk(ref.get_scores_from_ids(ids), 10, backend="numpy"), q_ids)
+    ours_t = _time(lambda ids: plain.search_ids(ids, 10), q_ids)
+    same = sum(
+        set(np.asarray(topk(ref.get_scores_from_ids(ids), 10, backend="numpy")[1]).tolist())
+        == {row for row, _ in plain.search_ids(ids, 10)}
+        for ids in q_ids[:50]
+    )
+    p50, p95 = _percentiles(ours_t)
+    b50, _ = _percentiles(ref_t)
+    return Measurement(
+        "bm25_query",
+        size,
+        p50,
+        p95,
+        baseline="bm25s",
+        ratio=b50 / p50 if p50 else None,
+        note=f"query ids -> top 10, bonuses off; bm25s p50 {b50:.3f} ms; {how}; "
+        f"same top-10 set on {same} of {min(50, len(q_ids))} queries",
+    )
+
+
+def bench_retriever(size: int, texts: list[str], embedder, index_dir: Path):
+    """A retriever over ``texts`` as the app builds it (BM25, then vectors),
+    its indexes saved to ``index_dir``; real embeddings at 1k, random unit
+    vectors beyond. Returns the retriever and a note on the vectors."""
     from .corpus import Corpus
     from .records import Passage
     from .retrieval import Retriever
-    from .retrieval.dense import DenseIndex
 
-    texts = synthetic_passages(size)
-    queries = synthetic_queries(texts, n_queries, seed=9)
-    if size <= 1000:
-        vectors = embedder.embed_passages(texts, batch_size=8)
-        note = "real embeddings"
-    else:
-        rng = np.random.default_rng(3)
-        vectors = rng.standard_normal((size, 384), dtype=np.float32)
-        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-        note = "random unit vectors"
     passages = [Passage(f"d{i // 10}", i % 10, 1, 1, 0, len(t), "", t) for i, t in enumerate(texts)]
-    del texts
-    corpus = Corpus("bench", {}, passages)
-    retriever = Retriever(corpus, embedder=embedder)
-    retriever.set_vectors(vectors)
-    index = DenseIndex(vectors)
+    retriever = Retriever(Corpus("bench", {}, passages), embedder=embedder, index_dir=index_dir)
+    if size <= 1000:
+        retriever.set_vectors(embedder.embed_passages(texts, batch_size=8))
+        return retriever, "real embeddings"
+    retriever.set_vectors(random_unit_vectors(size))
+    return retriever, "random unit vectors"
+
+
+def bench_dense_and_hybrid(
+    size: int, texts: list[str], retriever, note: str, n_queries: int = 200
+) -> list[Measurement]:
+    queries = synthetic_queries(texts, n_queries, seed=9)
+    index, embedder = retriever.dense_index(), retriever.embedder
     # Fresh query texts each time: the per-text cache would hide embedding cost.
     dense_t = _time(lambda q: index.search(embedder.embed_query(q + " x"), 100), queries)
     hybrid_t = _time(lambda q: retriever.search(q + " y", "hybrid", 10), queries)
     d50, d95 = _percentiles(dense_t)
     h50, h95 = _percentiles(hybrid_t)
+    note = f"{note}; dense {index.prefilter}"
     return [
         Measurement("dense_query_incl_embedding", size, d50, d95, note=note),
         Measurement("hybrid_query_end_to_end", size, h50, h95, note=note),
@@ -267,34 +302,72 @@ def bench_embedding(embedder) -> Measurement:
     )
 
 
-def rss_probe(size: int) -> dict:
-    """Run in a child process: index ``size`` passages (BM25, then random
-    vectors, in the order the app builds them) and report peak RSS."""
+class _FixedQuery:
+    """Stands in for the embedder in the probes: every query is one stored vector."""
+
+    model_id = "bench-fixed-query"
+
+    def __init__(self, query: np.ndarray) -> None:
+        self.query = query
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.query
+
+    def embed_passages(self, texts, batch_size: int = 8) -> np.ndarray:
+        raise AssertionError("the probe hands its vectors in")
+
+
+def _probe_corpus(size: int):
     from .corpus import Corpus
     from .records import Passage
-    from .retrieval import Retriever
 
     texts = synthetic_passages(size)
-    passages = [Passage(f"d{i // 10}", i % 10, 1, 1, 0, len(t), "", t) for i, t in enumerate(texts)]
-    del texts
+    return Corpus(
+        "probe", {}, [Passage(f"d{i // 10}", i % 10, 1, 1, 0, len(t), "", t) for i, t in enumerate(texts)]
+    )
 
-    class _FixedQuery:
-        model_id = "none"
-        query = None
 
-        def embed_query(self, text):
-            return self.query
+def rss_probe(size: int, index_dir: str | None = None) -> dict:
+    """Run in a child process: index ``size`` passages (BM25, then random
+    vectors, in the order the app builds them; saved to ``index_dir`` when
+    given) and report peak RSS."""
+    from .retrieval import Retriever
 
-    embedder = _FixedQuery()
-    r = Retriever(Corpus("rss", {}, passages), embedder=embedder)
-    rng = np.random.default_rng(3)
-    vectors = rng.standard_normal((size, 384), dtype=np.float32)
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    embedder.query = vectors[0].copy()
+    corpus = _probe_corpus(size)
+    vectors = random_unit_vectors(size)
+    embedder = _FixedQuery(vectors[0].copy())
+    r = Retriever(corpus, embedder=embedder, index_dir=Path(index_dir) if index_dir else None)
     r.set_vectors(vectors)
-    del vectors  # the index keeps its own layout
+    del vectors  # the index keeps its own layout (or a memory map)
     r.search("bama kelo", "hybrid", 10)
     return {"size": size, "peak_rss_mb": peak_rss_mb()}
+
+
+def reopen_probe(size: int, index_dir: str) -> dict:
+    """Run in a child process after ``rss_probe`` saved its indexes: time from
+    opening them to the first hybrid result (the passage records are made
+    before the clock starts: they come from the library, not the indexes)."""
+    from .retrieval import Retriever
+
+    corpus = _probe_corpus(size)
+    embedder = _FixedQuery(random_unit_vectors(1)[0])
+    t0 = time.perf_counter()
+    r = Retriever(corpus, embedder=embedder, index_dir=Path(index_dir))
+    embedded = r.ensure_dense()
+    r.search("bama kelo", "hybrid", 10)
+    seconds = time.perf_counter() - t0
+    return {"size": size, "seconds": seconds, "embedded": embedded, "rss_mb": current_rss_mb()}
+
+
+def current_rss_mb() -> float:
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return float("nan")
 
 
 def peak_rss_mb() -> float:
@@ -315,7 +388,49 @@ def peak_rss_mb() -> float:
 # ------------------------------------------------------------------ driver
 
 
+def _child(call: str) -> dict:
+    """Run ``ragcore.bench.<call>`` in a fresh process; its JSON answer."""
+    proc = subprocess.run(
+        [sys.executable, "-c", f"import json; from ragcore import bench; print(json.dumps(bench.{call}))"],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(proc.stderr.strip()[-300:])
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def bench_memory(size: int, workdir: Path) -> list[Measurement]:
+    """Peak RSS while indexing in a fresh process, then the time to reopen
+    those indexes from disk in another one."""
+    folder = workdir / f"probe-{size}"
+    try:
+        probe = _child(f"rss_probe({size}, {str(folder)!r})")
+    except RuntimeError as exc:
+        return [Measurement("peak_rss_indexed", size, note=f"probe failed: {exc}")]
+    rows = [Measurement("peak_rss_indexed", size, peak_rss_mb=probe["peak_rss_mb"], note="fresh process")]
+    try:
+        again = _child(f"reopen_probe({size}, {str(folder)!r})")
+    except RuntimeError as exc:
+        return [*rows, Measurement("library_reopen_s", size, note=f"probe failed: {exc}")]
+    rows.append(
+        Measurement(
+            "library_reopen_s",
+            size,
+            value=again["seconds"],
+            unit="s",
+            peak_rss_mb=None,
+            note=f"BM25 + dense indexes memory-mapped to first hybrid hit, fresh process; "
+            f"embedded {again['embedded']}; RSS after {again['rss_mb']:.0f} MB (passage records excluded)",
+        )
+    )
+    return rows
+
+
 def run(args) -> int:
+    import tempfile
+
     sizes = [int(s) for s in str(args.sizes).split(",") if s.strip()]
     results: list[Measurement] = []
 
@@ -331,35 +446,18 @@ def run(args) -> int:
     if not args.json:
         print(f"ragcore bench  {time.strftime('%Y-%m-%d')}  {os.cpu_count()} cores  sizes {sizes}")
         print(f"{'name':32} {'size':>7} {'p50 ms':>9} {'p95 ms':>9} {'value':>10} {'ratio':>8}  note")
-    for size in sizes:
-        emit(bench_bm25(size, baseline_queries=20 if size <= 10_000 else 10))
-        with one_blas_thread():
-            emit(bench_dense_and_hybrid(size, embedder))
-    if not args.skip_ingest:
-        emit(bench_ingest(embedder))
-    if sizes:
-        size = max(sizes)
-        proc = subprocess.run(
-            [
-                sys.executable,
-                "-c",
-                f"import json; from ragcore.bench import rss_probe; print(json.dumps(rss_probe({size})))",
-            ],
-            capture_output=True,
-            text=True,
-            cwd=Path(__file__).resolve().parents[1],
-        )
-        if proc.returncode == 0:
-            probe = json.loads(proc.stdout.strip().splitlines()[-1])
-            emit(
-                [
-                    Measurement(
-                        "peak_rss_indexed", size, peak_rss_mb=probe["peak_rss_mb"], note="fresh process"
-                    )
-                ]
-            )
-        else:
-            emit([Measurement("peak_rss_indexed", size, note=f"probe failed: {proc.stderr.strip()[-200:]}")])
+    with tempfile.TemporaryDirectory(prefix="ragcore-bench-") as tmp:
+        for size in sizes:
+            texts = synthetic_passages(size)
+            retriever, note = bench_retriever(size, texts, embedder, Path(tmp) / f"index-{size}")
+            emit(bench_bm25(size, texts, retriever, baseline_queries=20 if size <= 10_000 else 10))
+            with one_blas_thread():
+                emit(bench_dense_and_hybrid(size, texts, retriever, note))
+            del retriever, texts
+        if not args.skip_ingest:
+            emit(bench_ingest(embedder))
+        for size in sorted({s for s in sizes if s >= 100_000} | ({max(sizes)} if sizes else set())):
+            emit(bench_memory(size, Path(tmp)))
     if args.json:
         for m in results:
             print(json.dumps(asdict(m)))

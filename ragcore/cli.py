@@ -199,7 +199,10 @@ def make_retriever(corpus, library):
 
         reranker = Reranker.from_settings()
         reranker.wait(timeout=60)
-    return Retriever(corpus, vector_cache=library, reranker=reranker)
+    from .retrieval.index_files import index_dir_for
+
+    index_dir = index_dir_for(library.home, corpus.name, library.fingerprint(corpus.name), corpus.fingerprint)
+    return Retriever(corpus, vector_cache=library, reranker=reranker, index_dir=index_dir)
 
 
 def _search(args):

@@ -18,10 +18,12 @@ class SchemaError(ValueError):
 
 
 _FENCE = re.compile(r"^```[a-zA-Z]*\s*(.*?)\s*```$", re.DOTALL)
+_TRAILING_COMMA = re.compile(r",\s*([}\]])")
 
 
 def parse_json_reply(text: str) -> dict:
-    """The JSON object in a reply; a ```json fence or prose around it is tolerated.
+    """The JSON object in a reply; a ```json fence, prose around it and trailing
+    commas are tolerated.
     Raises ``json.JSONDecodeError`` (a ValueError) when there is none."""
     text = text.strip()
     fenced = _FENCE.match(text)
@@ -33,7 +35,12 @@ def parse_json_reply(text: str) -> dict:
         start, end = text.find("{"), text.rfind("}")
         if start < 0 or end <= start:
             raise
-        value = json.loads(text[start : end + 1])
+        candidate = text[start : end + 1]
+        try:
+            value = json.loads(candidate)
+        except json.JSONDecodeError:
+            # Small local models often leave a comma before a closing bracket.
+            value = json.loads(_TRAILING_COMMA.sub(r"\1", candidate))
     if not isinstance(value, dict):
         raise SchemaError(f"the reply is a JSON {type(value).__name__}, not an object")
     return value

@@ -118,7 +118,9 @@ def run_goldset(
     qrels = all_qrels(resolved, corpus.passages, gold.unit)
     settings["index"] = details
     settings.update(extra_settings or {})
-    return score_run(resolved, qrels, built, scoring, settings=settings, progress=progress)
+    return ranker_building.with_ranker_notes(
+        score_run(resolved, qrels, built, scoring, settings=settings, progress=progress)
+    )
 
 
 def run_beir(
@@ -150,4 +152,6 @@ def run_beir(
         "index": details,
     }
     scoring = Scoring(beir.unit, beir.relevant_min_grade, default_ranker, seed, resamples)
-    return score_run(beir.questions, beir.qrels, built, scoring, settings=settings, progress=progress)
+    return ranker_building.with_ranker_notes(
+        score_run(beir.questions, beir.qrels, built, scoring, settings=settings, progress=progress)
+    )

@@ -4,13 +4,13 @@ retriever, and a corpus folder loaded and indexed for a run."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from ..records import Hit
 from .metrics import DEPTH
-from .run import JsonValue
+from .run import JsonValue, Run
 from .runner import DEFAULT_RANKERS, Progress, RankedItem, Ranker, Unit
 
 if TYPE_CHECKING:
@@ -115,3 +115,28 @@ def _ensure_dense(retriever: Retriever, progress: Progress | None) -> None:
     embedded = retriever.ensure_dense(progress=embedding)
     if progress:
         progress(f"dense index ready ({embedded} passages embedded now, the others cached)")
+
+
+def ranker_note(name: str, reranker_configured: bool) -> str | None:
+    """Why a ranker's figures cannot differ from another's, when they cannot; a
+    run records it (``rankers.NAME.note``) and the Evaluation page shows it."""
+    if name == "widen":
+        return (
+            "equals dense in the top 10 by construction: BM25's additions to the pool score below every "
+            "dense candidate; it exists to give a reranker a mixed pool"
+        )
+    if name == "rerank" and not reranker_configured:
+        return "no cross-encoder is configured (RAGCORE_RERANKER_DIR), so rerank falls back to hybrid's order"
+    return None
+
+
+def with_ranker_notes(run: Run) -> Run:
+    """``run`` with each ranker's note set (see ``ranker_note``)."""
+    from ..config import settings
+
+    configured = settings().reranker_dir is not None
+    blocks = {
+        name: replace(block, note=ranker_note(name, configured) or block.note)
+        for name, block in run.rankers.items()
+    }
+    return replace(run, rankers=blocks)

@@ -148,19 +148,32 @@ class BM25Index:
     def query_tokens(self, query: str) -> list[str]:
         return tokenize(query, stemming=self.params.stemming)
 
+    def term_ids(self, tokens: Sequence[str]) -> np.ndarray:
+        """Vocabulary ids of the known ``tokens``, in order (unknown ones dropped)."""
+        vocab = self.vocab
+        return np.fromiter((vocab[t] for t in tokens if t in vocab), dtype=np.int64)
+
+    def scores_from_ids(self, ids: np.ndarray) -> np.ndarray:
+        """Score of every passage for query term ids (repeats count), with the
+        heading bonus but not the adjacency one (which needs token order)."""
+        if not len(ids) or not self.size:
+            return np.zeros(self.size, dtype=np.float64)
+        uniq, counts = np.unique(ids, return_counts=True)
+        # Each occurrence of a query term counts, as in rank_bm25.
+        out = column_sum(self.matrix, uniq, counts.astype(np.float64))
+        if self.params.heading_weight:
+            out += self.params.heading_weight * column_sum(self.heading, uniq, self.idf[uniq])
+        return out
+
+    def search_ids(self, ids: np.ndarray, k: int = 100) -> list[tuple[int, float]]:
+        """``search`` from query term ids (no adjacency bonus)."""
+        return top_k(self.scores_from_ids(ids), k)
+
     def scores(self, tokens: Sequence[str]) -> np.ndarray:
         """Score of every passage for already-tokenised query ``tokens``."""
-        out = np.zeros(self.size, dtype=np.float64)
-        ids = [self.vocab[t] for t in tokens if t in self.vocab]
-        if not ids or not self.size:
-            return out
-        uniq, counts = np.unique(np.asarray(ids), return_counts=True)
-        # Each occurrence of a query term counts, as in rank_bm25.
-        out += self.matrix[:, uniq] @ counts.astype(np.float64)
+        out = self.scores_from_ids(self.term_ids(tokens))
         p = self.params
-        if p.heading_weight:
-            out += p.heading_weight * (self.heading[:, uniq] @ self.idf[uniq])
-        if p.adjacency_weight and len(tokens) > 1:
+        if p.adjacency_weight and len(tokens) > 1 and self.size:
             pairs = [
                 (self.vocab[a], self.vocab[b])
                 for a, b in pairwise(tokens)
@@ -186,13 +199,31 @@ class BM25Index:
         return top_k(scores, k)
 
 
+def column_sum(matrix: sparse.csc_matrix, cols: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """``matrix[:, cols] @ weights`` read straight from the CSC arrays, without
+    building the sliced matrix (same products, summed in the same order, so
+    the result is identical; a few times faster for a short query)."""
+    starts, ends = matrix.indptr[cols], matrix.indptr[cols + 1]
+    rows = np.concatenate([matrix.indices[s:e] for s, e in zip(starts, ends, strict=True)])
+    vals = np.concatenate([matrix.data[s:e] * w for s, e, w in zip(starts, ends, weights, strict=True)])
+    return np.bincount(rows, weights=vals, minlength=matrix.shape[0]).astype(np.float64, copy=False)
+
+
 def top_k(scores: np.ndarray, k: int) -> list[tuple[int, float]]:
+    """The ``k`` best rows with a positive score, best first; ties broken by
+    row everywhere, the k-th place included, so results are reproducible.
+
+    Only positive rows are partitioned: numpy's partition slows down by two
+    orders of magnitude on arrays that are mostly equal values (the zeros of
+    passages matching no query word)."""
     positive = np.flatnonzero(scores > 0)
-    if positive.size == 0:
+    if k <= 0 or positive.size == 0:
         return []
     if positive.size > k:
-        part = np.argpartition(-scores[positive], k - 1)[:k]
-        positive = positive[part]
+        values = scores[positive]
+        cut = np.partition(values, values.size - k)[values.size - k]
+        above = positive[values > cut]
+        positive = np.concatenate([above, positive[values == cut][: k - above.size]])
     order = np.lexsort((positive, -scores[positive]))
     return [(int(positive[i]), float(scores[positive[i]])) for i in order]
 

@@ -8,22 +8,31 @@ than over (n, dim) (10 ms against 22 ms at 100k x 384, one BLAS thread); the
 scan is bound by memory bandwidth, so no exact scan of 100k x 384 float32
 fits a 6 ms budget.
 
-Large indexes therefore use a sign-bit prefilter (Charikar 2002, "Similarity
-estimation techniques from rounding algorithms": the Hamming distance of sign
-bits estimates the angle), scanning 48 bytes per vector instead of 1536, then
-rescoring the best candidates exactly. Returned scores are always exact
-cosines; only which rows reach the rescoring is approximate. Measured with
-all-MiniLM-L6-v2 on BEIR vaswani (11,429 abstracts, 93 queries): rescoring
-10 x k candidates kept recall@100 at 0.996 and recall@10 at 0.986 with
-candidates = 1% of the rows. Random vectors have no close neighbours to find
-(recall@10 0.62 at 100k), so benchmarks on them measure speed only;
-``prefilter="exact"`` is always available.
+Large indexes therefore search in three steps, each on fewer rows and with
+more precise vectors: sign bits (Charikar 2002, "Similarity estimation
+techniques from rounding algorithms": the Hamming distance of sign bits
+estimates the angle), 48 bytes per vector instead of 1536, pick
+``PREFILTER_FRACTION`` of the rows; their int8 codes (one scale per row)
+rank those; the best ``RESCORE_FACTOR * k`` are rescored exactly in float32.
+Returned scores are always exact cosines; only which rows reach the last step
+is approximate. The fraction and the int8 step were chosen by recall@10
+against exact search on BEIR vaswani (``scripts/dense_recall.py``,
+docs/decisions.md). Random vectors have no close neighbours to find, so
+benchmarks on them measure speed only; ``prefilter="exact"`` is always
+available.
+
+A prefiltered index can be saved to a folder and opened memory-mapped
+(``save`` / ``load``): the float32 rows stay on disk and only the rows
+rescored are read, so a restart neither rebuilds nor copies them.
 """
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Sequence
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal
 
 import numpy as np
 
@@ -31,11 +40,35 @@ from .blas import one_blas_thread
 
 # ------------------------------------------------------------------ index
 
-# Above this many rows "auto" switches from exact search to prefilter + exact rescoring.
+Prefilter = Literal["auto", "exact", "sign"]
+PREFILTERS: tuple[Prefilter, ...] = ("auto", "exact", "sign")
+
+# Above this many rows "auto" switches from exact search to the three-step search.
 PREFILTER_MIN_ROWS = 50_000
-# Rows rescored exactly after the prefilter: max(MIN, FACTOR * k).
+# Rows the sign bits keep: max(MIN_CANDIDATES, FRACTION * n, FACTOR * k).
 PREFILTER_MIN_CANDIDATES = 1000
+PREFILTER_FRACTION = 0.02  # chosen on Vaswani by scripts/dense_recall.py: docs/decisions.md
 PREFILTER_FACTOR = 10
+# Rows the int8 codes pass on to exact float32 rescoring: max(MIN, FACTOR * k).
+RESCORE_MIN = 100
+RESCORE_FACTOR = 10
+FORMAT_VERSION = 1
+
+
+def int8_codes(matrix: np.ndarray, block: int = 65_536) -> tuple[np.ndarray, np.ndarray]:
+    """Each row scaled so its largest magnitude is 127 and rounded: (codes
+    int8 (n, dim), per-row factor back to the original scale, float32 (n,)).
+    Made in blocks of rows, so no float copy of the whole matrix is needed."""
+    n, dim = matrix.shape
+    codes = np.empty((n, dim), dtype=np.int8)
+    scale = np.empty(n, dtype=np.float32)
+    for start in range(0, n, block):
+        part = np.asarray(matrix[start : start + block], dtype=np.float32)
+        peak = np.abs(part).max(axis=1) if dim else np.zeros(len(part), np.float32)
+        peak = np.where(peak > 0, peak, 1.0).astype(np.float32)
+        codes[start : start + block] = np.rint(part * (127 / peak)[:, None])
+        scale[start : start + block] = peak / 127
+    return codes, scale
 
 
 def _sign_codes(matrix: np.ndarray) -> np.ndarray:
@@ -55,17 +88,18 @@ class DenseIndex:
     """Top-k cosine search over rows of ``vectors`` (n, dim), float32, L2-normalised.
 
     ``ids`` (optional) names each row, e.g. passage ids; results are row numbers.
-    ``prefilter``: "exact" always scans every vector; "sign" uses the sign-bit
-    prefilter; "auto" uses it from ``PREFILTER_MIN_ROWS`` rows on.
+    ``prefilter``: "exact" always scans every vector; "sign" uses the
+    three-step search (sign bits, int8 codes, exact float32); "auto" uses it
+    from ``PREFILTER_MIN_ROWS`` rows on.
 
     Memory: an exact index keeps one transposed float32 copy (the fast layout
-    for a full scan); a prefiltered index keeps ``vectors`` as given when they
-    are float32 and C-contiguous (rows gather fast for rescoring), plus 8 bytes
-    per 64 dimensions per row of sign bits.
+    for a full scan). A prefiltered index keeps ``vectors`` as given when they
+    are float32 and C-contiguous (a memory map after ``load``), plus per row
+    ``dim`` bytes of int8 codes, 4 of scale and 8 per 64 dimensions of sign bits.
     """
 
     def __init__(
-        self, vectors: np.ndarray, ids: Sequence[str] | None = None, prefilter: str = "auto"
+        self, vectors: np.ndarray, ids: Sequence[str] | None = None, prefilter: Prefilter = "auto"
     ) -> None:
         matrix = np.asarray(vectors)
         if matrix.ndim != 2:
@@ -74,20 +108,63 @@ class DenseIndex:
             raise ValueError("vectors contain NaN or infinite values")
         if ids is not None and len(ids) != matrix.shape[0]:
             raise ValueError(f"{len(ids)} ids for {matrix.shape[0]} vectors")
-        if prefilter not in ("auto", "exact", "sign"):
+        if prefilter not in PREFILTERS:
             raise ValueError(f"prefilter must be 'auto', 'exact' or 'sign', not {prefilter!r}")
-        self.n, self.dim = matrix.shape
-        self.ids: list[str] | None = list(ids) if ids is not None else None
-        use_sign = prefilter == "sign" or (prefilter == "auto" and self.n >= PREFILTER_MIN_ROWS)
-        self.prefilter = "sign" if use_sign and self.n else "exact"
-        self._rows: np.ndarray | None = None  # (n, dim), prefiltered index
-        self._t: np.ndarray | None = None  # (dim, n), exact index
-        self._codes: np.ndarray | None = None
+        n = matrix.shape[0]
+        use_sign = prefilter == "sign" or (prefilter == "auto" and n >= PREFILTER_MIN_ROWS)
+        self._setup(matrix.shape, ids, "sign" if use_sign and n else "exact")
         if self.prefilter == "sign":
             self._rows = np.ascontiguousarray(matrix, dtype=np.float32)
             self._codes = _sign_codes(self._rows)
+            self._int8, self._scale = int8_codes(self._rows)
         else:
             self._t = np.ascontiguousarray(matrix.T, dtype=np.float32)
+
+    def _setup(self, shape: tuple[int, ...], ids: Sequence[str] | None, prefilter: Prefilter) -> None:
+        self.n, self.dim = int(shape[0]), int(shape[1])
+        self.ids: list[str] | None = list(ids) if ids is not None else None
+        self.prefilter: Prefilter = prefilter
+        self._rows: np.ndarray | None = None  # (n, dim) float32, prefiltered index
+        self._t: np.ndarray | None = None  # (dim, n) float32, exact index
+        self._codes: np.ndarray | None = None  # (words, n) uint64 sign bits
+        self._int8: np.ndarray | None = None  # (n, dim) int8 codes
+        self._scale: np.ndarray | None = None  # (n,) float32
+
+    # ------------------------------------------------------------ files
+
+    def save(self, folder: Path) -> None:
+        """Write the index to ``folder`` (.npy arrays and meta.json), for ``load``."""
+        folder.mkdir(parents=True, exist_ok=True)
+        rows = self._rows if self._rows is not None else np.ascontiguousarray(self._t.T)  # type: ignore[union-attr]
+        arrays = {"rows": rows, "signs": self._codes, "int8": self._int8, "scale": self._scale}
+        for name, array in arrays.items():
+            if array is not None:
+                np.save(folder / f"{name}.npy", array, allow_pickle=False)
+        meta = {"version": FORMAT_VERSION, "n": self.n, "dim": self.dim, "prefilter": self.prefilter}
+        (folder / "meta.json").write_text(json.dumps(meta), encoding="utf-8")  # written last: marks complete
+
+    @classmethod
+    def load(cls, folder: Path) -> DenseIndex:
+        """Open an index written by ``save``; a prefiltered one memory-mapped
+        (only the rows a query rescores are read from disk)."""
+        meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+        if meta.get("version") != FORMAT_VERSION:
+            raise ValueError(f"{folder}: dense index format {meta.get('version')}, expected {FORMAT_VERSION}")
+        index = cls.__new__(cls)
+        index._setup((meta["n"], meta["dim"]), None, meta["prefilter"])
+        rows = np.load(folder / "rows.npy", mmap_mode="r", allow_pickle=False)
+        if rows.shape != (index.n, index.dim):
+            raise ValueError(f"{folder}: rows of shape {rows.shape}, meta says {(index.n, index.dim)}")
+        if index.prefilter == "sign":
+            index._rows = rows
+            index._codes = np.load(folder / "signs.npy", mmap_mode="r", allow_pickle=False)
+            index._int8 = np.load(folder / "int8.npy", mmap_mode="r", allow_pickle=False)
+            index._scale = np.load(folder / "scale.npy", allow_pickle=False)
+        else:
+            index._t = np.ascontiguousarray(rows.T, dtype=np.float32)
+        return index
+
+    # ------------------------------------------------------------ search
 
     def __len__(self) -> int:
         return self.n
@@ -105,7 +182,7 @@ class DenseIndex:
     def vector(self, row: int) -> np.ndarray:
         """Row ``row``'s vector (a copy)."""
         self._check_row(row)
-        return (self._rows[row] if self._rows is not None else self._t[:, row]).copy()  # type: ignore[index]
+        return np.array(self._rows[row] if self._rows is not None else self._t[:, row])  # type: ignore[index]
 
     def _scan(self, query: np.ndarray) -> np.ndarray:
         with one_blas_thread():
@@ -147,22 +224,40 @@ class DenseIndex:
             return []
         if self._codes is None:
             return self._top(np.arange(self.n), self._scan(query), k)
-        candidates = self._prefilter(query, max(PREFILTER_MIN_CANDIDATES, PREFILTER_FACTOR * k))
+        keep = max(PREFILTER_MIN_CANDIDATES, math.ceil(PREFILTER_FRACTION * self.n), PREFILTER_FACTOR * k)
+        candidates = self._prefilter(query, keep)
+        candidates = self._int8_best(query, candidates, max(RESCORE_MIN, RESCORE_FACTOR * k))
         return self._top(candidates, self._subset(query, candidates), k)
 
+    def _int8_best(self, query: np.ndarray, rows: np.ndarray, count: int) -> np.ndarray:
+        """The ``count`` of ``rows`` with the highest cosine estimated from int8 codes."""
+        assert self._int8 is not None and self._scale is not None
+        if count >= len(rows):
+            return rows
+        with one_blas_thread():
+            approx = (self._int8[rows].astype(np.float32) @ query) * self._scale[rows]
+        return rows[np.argpartition(-approx, count - 1)[:count]]
+
     def _prefilter(self, query: np.ndarray, count: int) -> np.ndarray:
-        """Rows whose sign bits differ least from the query's (Hamming distance)."""
+        """``count`` rows whose sign bits differ least from the query's (Hamming
+        distance); rows at the cut-off distance are taken in row order."""
         assert self._codes is not None
         if count >= self.n:
             return np.arange(self.n)
         code = _sign_codes(query.reshape(1, -1))[:, 0]
         distance = np.zeros(self.n, dtype=np.uint16)
         scratch = np.empty(self.n, dtype=np.uint64)
+        bits = np.empty(self.n, dtype=np.uint8)
         for word in range(self._codes.shape[0]):  # one contiguous scan per 64-bit word
             np.bitwise_xor(self._codes[word], code[word], out=scratch)
-            np.bitwise_count(scratch, out=scratch)
-            distance += scratch.astype(np.uint16)
-        return np.argpartition(distance, count - 1)[:count]
+            np.bitwise_count(scratch, out=bits)
+            distance += bits
+        # Distances are small integers: a histogram finds the cut-off faster than a partition.
+        cumulative = np.cumsum(np.bincount(distance, minlength=64 * self._codes.shape[0] + 1))
+        cut = int(np.searchsorted(cumulative, count))
+        below = np.flatnonzero(distance < cut)
+        at_cut = np.flatnonzero(distance == cut)[: count - len(below)]
+        return np.concatenate([below, at_cut])
 
     def related(
         self, row: int, doc_of_row: np.ndarray | Sequence[Any], k: int = 5

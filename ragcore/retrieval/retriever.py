@@ -17,16 +17,18 @@ are handed in, and vectors come from a :class:`VectorCache` when one is given.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import MappingProxyType
 
 import numpy as np
 
 from ..records import Hit, Passage, StageTrace
-from . import fusion
+from . import fusion, index_files
 from .bm25 import BM25Index, BM25Params
 from .dense import DenseIndex
 from .protocols import (
@@ -89,7 +91,12 @@ DEFAULT_FUSION = FusionConfig()
 class Retriever:
     """Searches one corpus. Dense vectors are made (or read from the vector
     cache) on first use of a dense mode, by ``ensure_dense``, or handed in
-    with ``set_vectors``."""
+    with ``set_vectors``.
+
+    With ``index_dir`` (a folder the caller keys by the corpus's contents,
+    e.g. ``index_files.index_dir_for``), the BM25 and dense indexes are saved
+    there when built and memory-mapped from there when present, so a
+    reopened collection is searchable without rebuilding or re-reading them."""
 
     def __init__(
         self,
@@ -101,8 +108,10 @@ class Retriever:
         fusion_config: FusionConfig | None = None,
         reranker: RerankerLike | None = None,
         default_mode: Mode = "hybrid",
+        index_dir: Path | None = None,
     ) -> None:
         self.corpus = corpus
+        self.index_dir = index_dir
         self.passages: list[Passage] = corpus.passages
         self.vector_cache = vector_cache
         self.fusion = fusion_config or DEFAULT_FUSION
@@ -112,12 +121,31 @@ class Retriever:
         self._dense: DenseIndex | None = None
         self._dense_build = threading.Lock()  # taken only while the dense index is made, once
         t0 = time.perf_counter()
-        self.bm25 = BM25Index.from_texts(
-            (p.text for p in self.passages), [p.label for p in self.passages], bm25_params
-        )
+        self.bm25 = self._open_bm25(bm25_params or BM25Params())
         self.build_seconds: dict[str, float] = {"bm25": time.perf_counter() - t0}
         docs = {name: i for i, name in enumerate(sorted({p.doc for p in self.passages}))}
         self._doc_codes = np.asarray([docs[p.doc] for p in self.passages], dtype=np.int32)
+
+    def _open_bm25(self, params: BM25Params) -> BM25Index:
+        folder = self.index_dir / "bm25" if self.index_dir is not None else None
+        if folder is not None:
+            loaded = index_files.load_bm25(folder, params, len(self.passages))
+            if loaded is not None:
+                return loaded
+        index = BM25Index.from_texts(
+            (p.text for p in self.passages), [p.label for p in self.passages], params
+        )
+        if folder is None:
+            return index
+        try:
+            index_files.prune_other_versions(folder.parent)
+            if folder.exists():  # made for other parameters: replaced
+                index_files.remove(folder)
+            index_files.save_bm25(index, folder)
+        except OSError:  # a full or read-only disk costs the reopen time, never the search
+            return index
+        reopened = index_files.load_bm25(folder, params, len(self.passages))
+        return reopened if reopened is not None else index
 
     # -------------------------------------------------------------- dense
 
@@ -133,32 +161,67 @@ class Retriever:
         """Make the dense index ready; returns how many passages were embedded now."""
         if self._dense is not None:
             return 0
-        from .vectors import passage_vectors
 
         with self._dense_build:
             if self._dense is not None:  # made by another thread meanwhile
                 return 0
             t0 = time.perf_counter()
-            vectors, embedded = passage_vectors(
-                self.passages, self.embedder, self.vector_cache, progress=progress
-            )
-            dense = DenseIndex(vectors)  # keeps its own layout; no second copy here
+            dense, embedded = self._open_dense(progress)
             self.build_seconds["dense"] = time.perf_counter() - t0
             self.build_seconds["embedded"] = embedded
             self._dense = dense
         return embedded
 
+    def _dense_folder(self) -> Path | None:
+        if self.index_dir is None:
+            return None
+        return self.index_dir / "dense" / re.sub(r"[^A-Za-z0-9._-]+", "_", self.embedder.model_id)
+
+    def _open_dense(self, progress: Callable[[int, int], None] | None) -> tuple[DenseIndex, int]:
+        from .vectors import passage_vectors
+
+        folder = self._dense_folder()
+        if folder is not None and (folder / "meta.json").is_file():
+            try:
+                index = DenseIndex.load(folder)
+                if len(index) == len(self.passages):
+                    return index, 0
+            except (OSError, ValueError):
+                pass  # unreadable or another format: rebuilt below
+            index_files.remove(folder)
+        vectors, embedded = passage_vectors(
+            self.passages, self.embedder, self.vector_cache, progress=progress
+        )
+        index = DenseIndex(vectors)  # keeps its own layout; no second copy here
+        del vectors
+        return self._kept(index), embedded
+
+    def _kept(self, index: DenseIndex) -> DenseIndex:
+        """``index`` saved to ``index_dir`` and reopened memory-mapped (the
+        built copy is then freed); as it is without a folder or on a disk error."""
+        folder = self._dense_folder()
+        if folder is None:
+            return index
+        try:
+            index_files.remove(folder)
+            index_files.write_folder(folder, index.save)
+            return DenseIndex.load(folder)
+        except (OSError, ValueError):  # a full or read-only disk costs the reopen time only
+            return index
+
     def set_vectors(self, vectors: np.ndarray) -> None:
-        """Use these passage vectors (row-aligned with ``passages``) as they are."""
+        """Use these passage vectors (row-aligned with ``passages``) as they
+        are (saved to, and memory-mapped from, ``index_dir`` when given)."""
         if len(vectors) != len(self.passages):
             raise ValueError(f"{len(vectors)} vectors for {len(self.passages)} passages")
-        self._dense = DenseIndex(np.asarray(vectors, dtype=np.float32))
+        self._dense = self._kept(DenseIndex(np.asarray(vectors, dtype=np.float32)))
 
     @property
     def dense_ready(self) -> bool:
         return self._dense is not None
 
-    def _dense_index(self) -> DenseIndex:
+    def dense_index(self) -> DenseIndex:
+        """The dense index (made first if need be)."""
         self.ensure_dense()
         assert self._dense is not None
         return self._dense
@@ -166,7 +229,7 @@ class Retriever:
     def _dense_ranking(self, question: str, k: int, log: CallLog | None = None) -> Ranking:
         """Dense top ``k`` as (row, cosine); stage timings go to ``log``."""
         log = log if log is not None else CallLog()
-        index = self._dense_index()
+        index = self.dense_index()
         with log.timed("embed_query"):
             query = self.embedder.embed_query(question)
         with log.timed("dense"):
@@ -233,7 +296,7 @@ class Retriever:
         missing = [row for row, _ in bm[:WIDEN_FROM_BM25] if row not in pool]
         if missing:
             query = self.embedder.embed_query(question)
-            sims = self._dense_index().score_rows(query, missing)
+            sims = self.dense_index().score_rows(query, missing)
             pool.update({row: float(s) for row, s in zip(missing, sims, strict=True)})
         return sorted(pool.items(), key=lambda item: (-item[1], item[0]))
 
@@ -268,7 +331,7 @@ class Retriever:
 
     def related(self, passage: Passage, k: int = 3) -> list[tuple[Passage, float]]:
         """Nearest passages in other documents ("related across documents")."""
-        index = self._dense_index()
+        index = self.dense_index()
         row = self.row_of(passage)
         return [(self.passages[r], float(s)) for r, s in index.related(row, self._doc_codes, k)]
 

@@ -4,6 +4,7 @@
 - ``indexes``: the models and one retriever per collection
 - ``documents``: upload, re-chunk, remove, passages, line views, cited PDF pages
   (``views``, ``originals``, ``pdf_pages``)
+- ``curation``: the curated layer of a collection (pinned answers, notes, links)
 - ``asking``: ask, switch lens, related passages, the last query
 - ``review``: the AI log, spending, study items, reviews and exports
 - ``evaluation``: stored runs, shipped gold sets, running a gold set now

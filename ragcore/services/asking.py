@@ -9,11 +9,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from ..answer.calls import SpendTracker
+from ..answer.calls import SpendTracker as SpendTracker  # the session's spending cap
 from ..answer.models import ModelConfig, disclosure, find_model
 from ..corpus import Corpus
 from ..curated import curated_answer
-from ..lenses import Lens
+from ..lenses import Lens as Lens  # the lens result a page renders
 from ..lenses.money import format_amount as format_amount  # for showing a lens's figures
 from ..questions import check_question
 from ..records import Answer, Hit, Passage

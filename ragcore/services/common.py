@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Literal
 
 from ..names import safe_name as safe_name  # the one sanitiser of names
+from ..retrieval.protocols import Mode as Mode  # retrieval modes
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEMO_DIR = REPO_ROOT / "corpus" / "demo"
@@ -19,8 +20,7 @@ UPLOADS_COLLECTION = "uploads"
 SESSION_PREFIX = "session:"  # private upload collections when RAGCORE_ISOLATION=session
 
 Chunking = Literal["auto", "heading", "sentence", "whole"]
-# Retrieval modes (as ragcore.retrieval.MODES) and the lens a user may ask for.
-Mode = Literal["bm25", "dense", "hybrid", "widen", "rerank"]
+# The lens a user may ask for, and how an answer was written.
 LensRequest = Literal["auto", "money", "risk", "none"]
 AnswerMode = Literal["extractive", "model"]
 CHUNKINGS: tuple[Chunking, ...] = ("auto", "heading", "sentence", "whole")

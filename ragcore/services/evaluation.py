@@ -18,7 +18,7 @@ from ..evaluation.run import AnyRun, ChunkingRun, JsonValue, RunSettings, is_run
 from ..evaluation.runner import Ranker
 from ..evaluation.statistics import RESAMPLES
 from ..store import Library
-from .common import EVAL_DIR, REPO_ROOT, RESULTS_DIR, check_chunking, safe_name
+from .common import DEMO_COLLECTION, EVAL_DIR, REPO_ROOT, RESULTS_DIR, check_chunking, safe_name
 from .indexes import Indexes
 
 
@@ -68,6 +68,16 @@ class Evaluations:
             if run is not None:
                 out.append(describe_run(path, run))
         return out
+
+    @staticmethod
+    def preferred_run(stored: list[StoredRun], collection: str) -> int:
+        """Index of the run to open first: for the demo, the demo gold set's run with
+        the default chunking (not whichever file sorts first); else the first."""
+        if collection == DEMO_COLLECTION:
+            for i, run in enumerate(stored):
+                if run.path.stem == "demo" and run.kind == "run":
+                    return i
+        return 0
 
     def load_run(self, path: Path | str) -> AnyRun:
         path = Path(path)

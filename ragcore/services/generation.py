@@ -5,6 +5,7 @@ first (``ragcore.evaluation.generation*`` does the work)."""
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -59,6 +60,7 @@ class GenerationEvaluations:
         self.asking = asking
         self.review = review
         self.eval_dir = Path(eval_dir)
+        self._write_lock = threading.Lock()  # a rating rewrites the run file: one writer at a time
 
     @property
     def results_dir(self) -> Path:
@@ -98,13 +100,15 @@ class GenerationEvaluations:
     def rate(
         self, path: Path | str, item_id: str, faithful: bool, useful: int, note: str = ""
     ) -> GenerationRun:
-        run = self.load(path)
-        save_run(rate(run, item_id, faithful, useful, note), self._path(path))
+        with self._write_lock:
+            run = self.load(path)
+            save_run(rate(run, item_id, faithful, useful, note), self._path(path))
         return run
 
     def reveal(self, path: Path | str, item_id: str) -> GenerationRun:
-        run = self.load(path)
-        save_run(reveal(run, item_id), self._path(path))
+        with self._write_lock:
+            run = self.load(path)
+            save_run(reveal(run, item_id), self._path(path))
         return run
 
     # ------------------------------------------------------------ new runs

@@ -18,8 +18,7 @@ from .common import DEMO_COLLECTION
 if TYPE_CHECKING:
     from ..corpus import Corpus
     from ..retrieval import Retriever
-    from ..retrieval.embedding import Embedder
-    from ..retrieval.rerank import Reranker
+    from ..retrieval.protocols import EmbedderLike, RerankerLike
 
 MAX_RETRIEVERS = 8  # indexes kept in memory at once (the demo's is always kept)
 
@@ -31,8 +30,8 @@ class Indexes:
         self,
         library: Library,
         demo_vectors: Path,
-        embedder: Embedder | None = None,
-        reranker: Reranker | None = None,
+        embedder: EmbedderLike | None = None,
+        reranker: RerankerLike | None = None,
     ) -> None:
         self.library = library
         self.demo_vectors = demo_vectors
@@ -45,7 +44,7 @@ class Indexes:
         self.seeded_vectors = 0
 
     @property
-    def embedder(self) -> Embedder:
+    def embedder(self) -> EmbedderLike:
         """The embedding model (loaded once per process)."""
         if self._embedder is None:
             from ..retrieval.embedding import get_embedder
@@ -54,12 +53,12 @@ class Indexes:
         return self._embedder
 
     @property
-    def loaded_embedder(self) -> Embedder | None:
+    def loaded_embedder(self) -> EmbedderLike | None:
         """The embedding model if it is loaded already, else None (never loads it)."""
         return self._embedder
 
     @property
-    def reranker(self) -> Reranker:
+    def reranker(self) -> RerankerLike:
         """The cross-encoder of RAGCORE_RERANKER_DIR (status "none configured" without one)."""
         if self._reranker is None:
             from ..retrieval.rerank import get_reranker
@@ -94,8 +93,18 @@ class Indexes:
         """A retriever over ``corpus`` with this library's vector cache and models
         (the model loads only on first dense use; it gets ours once loaded)."""
         from ..retrieval import Retriever
+        from ..retrieval.index_files import index_dir_for
 
-        return Retriever(corpus, vector_cache=self.library, embedder=self._embedder, reranker=self.reranker)
+        index_dir = index_dir_for(
+            self.library.home, corpus.name, self.library.fingerprint(corpus.name), corpus.fingerprint
+        )
+        return Retriever(
+            corpus,
+            vector_cache=self.library,
+            embedder=self._embedder,
+            reranker=self.reranker,
+            index_dir=index_dir,
+        )
 
     def forget(self, collections: Iterable[str]) -> None:
         """Drop the indexes of collections that no longer exist."""

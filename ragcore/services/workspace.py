@@ -27,8 +27,7 @@ from .originals import Originals
 from .review import Review
 
 if TYPE_CHECKING:
-    from ..retrieval.embedding import Embedder
-    from ..retrieval.rerank import Reranker
+    from ..retrieval.protocols import EmbedderLike, RerankerLike
 
 log = logging.getLogger(__name__)
 
@@ -48,8 +47,8 @@ class Workspace:
         demo_dir: Path = DEMO_DIR,
         demo_vectors: Path = DEMO_VECTORS,
         results_dir: Path | None = None,
-        embedder: Embedder | None = None,
-        reranker: Reranker | None = None,
+        embedder: EmbedderLike | None = None,
+        reranker: RerankerLike | None = None,
     ) -> None:
         self.home = Path(home) if home is not None else config.settings().home
         self.library = Library(self.home)

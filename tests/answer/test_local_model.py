@@ -189,3 +189,12 @@ def test_geneval_cli_end_to_end_against_the_local_server(server, tmp_path: Path,
     assert bad["outcome"] == "invalid" and bad["reply"].startswith("Sure!")
     refused = [c for c in run["calls"] if c["outcome"] == "refused"]
     assert all("refused" in c["reason"] for c in refused)
+
+
+def test_the_tolerant_parser_reads_what_small_models_write():
+    sloppy = (
+        'Here you go:\n```json\n{"sentences": [{"text": "A.", "citations": [1],},], "covered": true,}\n```'
+    )
+    assert llm.parse_json_reply(sloppy) == {"sentences": [{"text": "A.", "citations": [1]}], "covered": True}
+    with pytest.raises(ValueError):
+        llm.parse_json_reply("Sure! No JSON here.")

@@ -190,3 +190,14 @@ def test_bad_options(tmp_path, calls):
     assert calls == []  # nothing was loaded or indexed
     with pytest.raises(SystemExit):
         parse(["--gold", "a.json", "--beir", "b"])
+
+
+def test_rankers_that_cannot_differ_say_so_in_the_run(tmp_path, calls, monkeypatch):
+    monkeypatch.delenv("RAGCORE_RERANKER_DIR", raising=False)
+    argv = ["--gold", str(gold_file(tmp_path)), "--rankers", "hybrid,widen,rerank", "--json"]
+    code, out, _ = run([*argv, "--resamples", "200", "--quiet"])
+    assert code == 0
+    rankers = json.loads(out)["rankers"]
+    assert "equals dense in the top 10 by construction" in rankers["widen"]["note"]
+    assert "no cross-encoder is configured" in rankers["rerank"]["note"]
+    assert "note" not in rankers["hybrid"]

@@ -109,7 +109,9 @@ def test_a_third_share_no_content_word_with_their_evidence(gold, raw):
         words = content_words(q.text)
         quotes = [j.quote for j in q.judgements if j.quote is not None and j.grade == 2]
         recomputed[q.id] = all(not (words & content_words(quote)) for quote in quotes)
-    assert recomputed == {qid: stored[qid] for qid in recomputed}, "no_shared_words is stale: run scripts/pool_goldset.py words"
+    assert recomputed == {qid: stored[qid] for qid in recomputed}, (
+        "no_shared_words is stale: run scripts/pool_goldset.py words"
+    )
     assert 3 * sum(recomputed.values()) >= len(recomputed)
     paraphrase = [q.id for q in gold.questions if q.type == "paraphrase"]
     assert sum(recomputed[qid] for qid in paraphrase) > len(paraphrase) / 2

@@ -300,3 +300,39 @@ def test_the_stored_example_run_is_a_mock_made_with_the_current_prompts():
     run = load_run(stored[0].path)
     assert run.mock and run.prompts_hash == prompts_hash()
     assert len({i.topic for i in run.items}) >= 8
+
+
+def test_geneval_mock_run_through_the_cli(tmp_path: Path, monkeypatch, capsys):
+    from ragcore.cli import main
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "pricing.md").write_text("# Pricing\n\n" + "\n\n".join(TEXTS) + "\n", encoding="utf-8")
+    topics = tmp_path / "t.geneval.json"
+    topics.write_text(
+        json.dumps(
+            {
+                "name": "mocked",
+                "corpus": str(corpus),
+                "topics": [
+                    {"id": "team", "question": "What does the Team plan cost?", "answer": {"facts": ["$49"]}}
+                ],
+            }
+        )
+    )
+    for key_env, _, _ in llm.PROVIDERS:
+        monkeypatch.delenv(key_env, raising=False)
+    monkeypatch.delenv("RAGCORE_LLM_MODEL", raising=False)
+    monkeypatch.setenv("RAGCORE_HOME", str(tmp_path / "home"))
+    out = tmp_path / "mock.json"
+    args = ["geneval", "--topics", str(topics), "--mode", "bm25", "--out", str(out)]
+    assert main(args) == 2  # no model and no --mock: a clear error, nothing stored
+    assert "geneval needs a model" in capsys.readouterr().err and not out.exists()
+    assert main([*args, "--mock", "--n-short", "1", "--n-mcq", "1"]) == 0
+    printed = capsys.readouterr().out
+    assert printed.index("estimated cost") < printed.index("team: answer (call 1 of 2)")
+    assert "no model wrote these outputs" in printed
+    run = load_run(out)
+    assert run.mock and run.calls and all(c.outcome == "ok" for c in run.calls)
+    assert {i.kind for i in run.items} == {"answer", "short", "mcq"}
+    assert run.item("team/answer").fact_recall == 1.0  # the mock quotes the passage that states $49

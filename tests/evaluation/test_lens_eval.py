@@ -75,7 +75,9 @@ def _folder(tmp_path: Path) -> Path:
         "# Prices\n\nThe Basic plan is $10/month.\n\nThe Basic plan is $12/month.\n", encoding="utf-8"
     )
     (folder / "sla.md").write_text("# SLA\n\nWe guarantee 99.9% uptime.\n", encoding="utf-8")
-    (folder / "terms.md").write_text("# Terms\n\nNote.\n\nWe make no guarantees about uptime.\n", encoding="utf-8")
+    (folder / "terms.md").write_text(
+        "# Terms\n\nNote.\n\nWe make no guarantees about uptime.\n", encoding="utf-8"
+    )
     return folder
 
 
