@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import html
 import re
-import uuid
 from pathlib import Path
 
 import streamlit as st
 
-from ragcore import config
+from ragcore import config, owner
 from ragcore.records import Passage
 from ragcore.services import DEMO_COLLECTION, DocumentView, Workspace
 from ragcore.services.generation import LOCAL_LABEL  # noqa: F401 - the sidebar's label for a local model
@@ -76,18 +75,25 @@ def workspace() -> Workspace:
 def session_id() -> str:
     """Who owns this session's private data (uploads under RAGCORE_ISOLATION=session,
     the AI log, reviews, exports): the signed-in user where Streamlit's
-    authentication is configured, else this browser session.
+    authentication is configured, else this browser.
 
-    The browser session is a random id kept in ``st.session_state``, not the
-    runtime's session id: every AppTest run shares one runtime id, and a
-    random id cannot be guessed from another session."""
+    The browser is known by a signed random token (``ragcore.owner``) kept in
+    the page's URL (``?owner=...``, put back on every run so a reload of any
+    page finds the same uploads); a missing, altered or made-up token gets a
+    fresh one. The token is never logged; the owner id is its hash."""
     user = signed_in_user()
     if user:
         return "user:" + user
-    sid = st.session_state.get("_ragcore_session")
-    if not sid:
-        sid = st.session_state["_ragcore_session"] = uuid.uuid4().hex
-    return "browser:" + sid
+    token = st.session_state.get("_ragcore_token")
+    if not token:
+        secret = owner.server_secret(config.settings().home)
+        given = st.query_params.get(owner.QUERY_PARAMETER) or st.context.cookies.get("ragcore_owner")
+        token = given if owner.owner_of(given, secret) else owner.issue_token(secret)
+        st.session_state["_ragcore_token"] = token
+        st.session_state["_ragcore_session"] = owner.owner_of(token, secret).removeprefix("browser:")
+    if st.query_params.get(owner.QUERY_PARAMETER) != token:
+        st.query_params[owner.QUERY_PARAMETER] = token
+    return "browser:" + st.session_state["_ragcore_session"]
 
 
 def signed_in_user() -> str | None:

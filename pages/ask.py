@@ -14,7 +14,14 @@ from pages import _ui as ui
 from ragcore import errors
 from ragcore.records import STAGES
 from ragcore.services import AskOutcome
-from ragcore.services.asking import Lens, SpendTracker, check_question, format_amount
+from ragcore.services.asking import (
+    INSTRUCTIONS_NOTE,
+    Lens,
+    SpendTracker,
+    check_question,
+    contains_instructions,
+    format_amount,
+)
 
 STAGE_NAMES = {"bm25": "BM25", "dense": "Dense", "fused": "Fused", "rerank": "Reranked"}
 DECISION_TEXT = {"accepted": "Accepted", "edited": "Accepted with edits", "rejected": "Rejected"}
@@ -373,7 +380,14 @@ def show_passages(outcome: AskOutcome) -> None:
     dense = ws.indexes.dense_ready(coll)
     for h in outcome.hits:
         p = h.passage
-        with st.expander(ui.md(f"#{h.rank} · {p.citation} · {p.label}")):
+        flagged = contains_instructions(p.text)
+        note = f" · ⚠ {INSTRUCTIONS_NOTE}" if flagged else ""
+        with st.expander(ui.md(f"#{h.rank} · {p.citation} · {p.label}") + note):
+            if flagged:
+                st.warning(
+                    f"This passage {INSTRUCTIONS_NOTE}: it reads like instructions to a model "
+                    "(ignore previous, system prompt, role tags). It was sent as quoted text only."
+                )
             st.html(ui.CSS + ui.passage_html(p))
             source_button(
                 "Open in document",

@@ -11,6 +11,7 @@ import streamlit as st
 from pages import _charts as charts
 from pages import _geneval as geneval
 from pages import _ui as ui
+from pages._answers import show_answers
 from ragcore import errors
 from ragcore.evaluation.run import ChunkingRun, Comparison, MetricSummary, RankedEntry, Run
 from ragcore.services.evaluation import question_texts
@@ -321,3 +322,5 @@ if isinstance(run, ChunkingRun):
 else:
     st.header(ui.md(run.settings.label))
     show_run(run, key="run")
+    if isinstance(run.extra.get("answers"), dict):
+        show_answers(run.extra["answers"], key="run")

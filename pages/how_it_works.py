@@ -30,7 +30,9 @@ top = st.columns(4)
 top[0].metric("Documents", facts.documents)
 top[1].metric("Passages", facts.passages)
 top[2].metric(
-    "Vectors cached", facts.vectors_cached, help="Passage vectors stored in the library, by content hash."
+    "Vectors cached",
+    facts.vectors_cached,
+    help="Vectors stored for this collection's passages (by content hash).",
 )
 last = facts.last_query
 top[3].metric(

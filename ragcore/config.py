@@ -23,8 +23,9 @@ DEFAULTS: dict[str, str | None] = {
     "RAGCORE_SPEND_CAP_USD": "0.50",
     "RAGCORE_SESSION_QUOTA_MB": "200",  # isolation=session: storage per private collection
     "RAGCORE_SESSION_TTL_HOURS": "24",  # isolation=session: idle private collections expire
-    "RAGCORE_RESULTS_DIR": None,
-    "RAGCORE_MAX_QUESTION_CHARS": "1000",  # longer questions are refused with a message  # stored evaluation runs; unset: eval/results in the project
+    "RAGCORE_OWNER_SECRET": None,  # signs browser owner tokens; unset: a random key kept in RAGCORE_HOME
+    "RAGCORE_RESULTS_DIR": None,  # stored evaluation runs; unset: eval/results in the project
+    "RAGCORE_MAX_QUESTION_CHARS": "1000",  # longer questions are refused with a message
 }
 
 

@@ -35,15 +35,18 @@ import select
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from . import errors
 from .documents import kind_of, load_bytes
+from .parallel_pdf import parse_pdf_in_parts, parts_for
 from .records import Document, Passage
 
 DEFAULT_TIMEOUT_S = 60.0  # wall-clock seconds to parse (and chunk) one file
 DEFAULT_MEMORY_BYTES = 2 * 1024**3  # address-space cap of the worker
+HIGHLIGHT_TIMEOUT_S = 10.0  # marking a cited page: someone is waiting for the dialog
 STARTUP_TIMEOUT_S = 60.0  # the worker's own start-up (imports), not counted in the parse time
 MAX_LINE_BYTES = 1_000_000  # a text file's longest line
 
@@ -121,17 +124,26 @@ def _guarded(
     if max_bytes is not None and len(data) > max_bytes:
         # Refused before any work, and before the bytes are copied to a worker.
         load_bytes(data, name, max_bytes=max_bytes)
+    timeout_s = DEFAULT_TIMEOUT_S if timeout_s is None else timeout_s
+    memory_bytes = DEFAULT_MEMORY_BYTES if memory_bytes is None else memory_bytes
     if kind != "pdf":
         check_line_lengths(data, name, MAX_LINE_BYTES if max_line_bytes is None else max_line_bytes)
         if text_in_process and chunking is None:
             return Parsed(load_bytes(data, name, max_bytes=max_bytes), None)
-    return parse_in_worker(
-        data,
-        name,
-        timeout_s=DEFAULT_TIMEOUT_S if timeout_s is None else timeout_s,
-        memory_bytes=DEFAULT_MEMORY_BYTES if memory_bytes is None else memory_bytes,
-        chunking=chunking,
-    )
+    elif (parts := parts_for(len(data))) > 1:
+        # A large PDF: its pages on every core, each worker under the full limits.
+        doc = parse_pdf_in_parts(data, name, parts, timeout_s=timeout_s, memory_bytes=memory_bytes)
+        if chunking is None:
+            return Parsed(doc, None)
+        return chunk_in_worker(doc, chunking, timeout_s=timeout_s, memory_bytes=memory_bytes)
+    return parse_in_worker(data, name, timeout_s=timeout_s, memory_bytes=memory_bytes, chunking=chunking)
+
+
+def chunk_in_worker(doc: Document, chunking: str, *, timeout_s: float, memory_bytes: int) -> Parsed:
+    """Cut a parsed document into passages in a worker, under the limits."""
+    payload = json.dumps(_document_to(doc)).encode("utf-8")
+    out, err, code = _run_worker(payload, doc.name, ["chunk", chunking], timeout_s, memory_bytes, "chunking")
+    return _result(out, err, code, doc.name, memory_bytes)
 
 
 def resolve_strategy_name(chunking: str) -> None:
@@ -209,12 +221,49 @@ def parse_in_worker(
 ) -> Parsed:
     """Parse ``data`` with ``load_bytes`` (and cut it with ``chunking`` when
     given) in a fresh interpreter; see the module notes."""
+    out, err, code = _run_worker(data, name, ["parse", chunking or ""], timeout_s, memory_bytes, "parsing")
+    return _result(out, err, code, name, memory_bytes)
+
+
+def highlight_guarded(
+    data: bytes,
+    name: str,
+    page: int,
+    lines: list[str],
+    *,
+    timeout_s: float | None = None,
+    memory_bytes: int | None = None,
+) -> bytes | None:
+    """:func:`ragcore.pdf_marks.highlight_pdf_page` in the worker, under the
+    parsing limits (a page with a huge content stream must not stall the app).
+    None when the page cannot be marked; ``ParseLimitExceeded`` at a limit."""
+    timeout_s = HIGHLIGHT_TIMEOUT_S if timeout_s is None else timeout_s
+    memory_bytes = DEFAULT_MEMORY_BYTES if memory_bytes is None else memory_bytes
+    payload = json.dumps(lines).encode("utf-8") + b"\n" + data
+    out, _err, code = _run_worker(
+        payload, name, ["highlight", str(page)], timeout_s, memory_bytes, "marking the page"
+    )
+    if out.startswith(b"P"):
+        return out[1:]
+    if out.startswith(b"N"):
+        return None
+    if out.startswith(b"{"):
+        raise errors.ParseLimitExceeded(name, _memory_message(memory_bytes))
+    how = f"signal {-code}" if code < 0 else f"exit code {code}"
+    raise errors.ParseLimitExceeded(
+        name, f"marking the page stopped ({how}), most likely at a memory or CPU limit"
+    )
+
+
+def _run_worker(
+    payload: bytes, name: str, args: list[str], timeout_s: float, memory_bytes: int, what: str
+) -> tuple[bytes, bytes, int]:
     code = (
         f"import sys; sys.path.insert(0, {_ROOT!r}); from ragcore.guard import _worker_main; _worker_main()"
     )
     cpu_s = int(timeout_s) + 2  # a backstop should the parent vanish; the wall clock is the limit
     proc = subprocess.Popen(
-        [sys.executable, "-c", code, name, str(int(memory_bytes)), str(cpu_s), chunking or ""],
+        [sys.executable, "-c", code, name, str(int(memory_bytes)), str(cpu_s), *args],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -224,18 +273,18 @@ def parse_in_worker(
     try:
         _await_ready(proc, name)
         try:
-            out, err = proc.communicate(data, timeout=timeout_s)
+            out, err = proc.communicate(payload, timeout=timeout_s)
         except subprocess.TimeoutExpired:
             raise errors.ParseLimitExceeded(
                 name,
-                f"parsing took longer than {timeout_s:g} s and was stopped; the file is too large or too "
+                f"{what} took longer than {timeout_s:g} s and was stopped; the file is too large or too "
                 "complex (split it, or save it again in a simpler form)",
             ) from None
     finally:
         if proc.poll() is None:
             proc.kill()
         proc.wait()
-    return _result(out, err, proc.returncode, name, memory_bytes)
+    return out, err, proc.returncode
 
 
 def _await_ready(proc: subprocess.Popen, name: str) -> None:
@@ -341,12 +390,18 @@ def _memory_message(memory_bytes: int) -> str:
 
 
 def _worker_main() -> None:
-    """The child: set limits, say ready, read the bytes, parse (and chunk), answer in JSON."""
-    name, memory_bytes, cpu_s = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-    chunking = sys.argv[4] if len(sys.argv) > 4 and sys.argv[4] else None
+    """The child: set limits, say ready, read the input, do the task, answer."""
+    name, memory_bytes, cpu_s, task, arg = (
+        sys.argv[1],
+        int(sys.argv[2]),
+        int(sys.argv[3]),
+        sys.argv[4],
+        sys.argv[5],
+    )
     import pypdf  # noqa: F401 - imported before the limits and the ready signal: start-up is not parse time
 
     from .chunking import chunk_document
+    from .pdf_marks import highlight_pdf_page
 
     out_of_memory = b'{"limit": "memory"}'  # made before the cap, so it can always be sent
     try:
@@ -359,6 +414,45 @@ def _worker_main() -> None:
     out = sys.stdout.buffer
     out.write(_READY)
     out.flush()
+    if task == "highlight":
+        try:
+            head, _, data = sys.stdin.buffer.read().partition(b"\n")
+            marked = highlight_pdf_page(data, int(arg), json.loads(head))
+            payload = b"N" if marked is None else b"P" + marked
+        except MemoryError:
+            payload = out_of_memory
+        out.write(payload)
+        out.flush()
+        return
+    if task == "pdfpages":
+        from .parallel_pdf import pages_task
+
+        payload = pages_task(name, arg)
+    elif task == "chunk":
+        payload = _chunk_task(arg, chunk_document)
+    else:
+        payload = _parse_task(name, arg or None, chunk_document)
+    out.write(payload or out_of_memory)
+    out.flush()
+
+
+def _chunk_task(chunking: str, chunk_document: Callable[[Document, str], list[Passage]]) -> bytes:
+    """Chunk the document (JSON) on stdin; the JSON reply (b"" when out of memory)."""
+    try:
+        doc = _document_from(json.loads(sys.stdin.buffer.read()))
+        reply: dict[str, object] = {
+            "document": _document_to(doc),
+            "passages": [_passage_to(p) for p in chunk_document(doc, chunking)],
+        }
+        return json.dumps(reply).encode("utf-8")
+    except MemoryError:
+        return b""
+
+
+def _parse_task(
+    name: str, chunking: str | None, chunk_document: Callable[[Document, str], list[Passage]]
+) -> bytes:
+    """Read, parse and chunk the file on stdin; the JSON reply (b"" when out of memory)."""
     data = b""
     try:
         data = sys.stdin.buffer.read()
@@ -374,8 +468,6 @@ def _worker_main() -> None:
         reply = {"crash": f"{type(exc).__name__}: {exc}"[:300]}
     del data
     try:
-        payload = json.dumps(reply).encode("utf-8")
+        return json.dumps(reply).encode("utf-8")
     except MemoryError:
-        payload = out_of_memory
-    out.write(payload)
-    out.flush()
+        return b""

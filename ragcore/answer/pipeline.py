@@ -16,6 +16,7 @@ from typing import Any
 from ..lenses import Lens, LensChoice, choose_lens, run_lens
 from ..records import Answer, Hit, Passage, SentenceKind
 from .extractive import extractive_answer
+from .semantic import similarity_for
 
 
 @dataclass
@@ -49,7 +50,9 @@ def answer_question(
     found = run_lens(choice, hits, collection=passages, question=question)
 
     def fallback(reason: str) -> Answer:
-        return extractive_answer(question, hits, found, reason=reason, documents=documents)
+        return extractive_answer(
+            question, hits, found, reason=reason, documents=documents, similarity=similarity_for(hits)
+        )
 
     config = find_model(env)
     notes: list[str] = []

@@ -301,23 +301,7 @@ def generate_study_items(
         result = call_model(
             messages, config=config, spend=spend, completion=completion, max_tokens=max_tokens
         )
-        if result.refusal or result.finish_reason == "content_filter" or not result.text.strip():
-            raise ModelCallError("refused", f"the model {config.model} refused to write items", result=result)
-        try:
-            items, dropped = parse_items(parse_json_reply(result.text))
-        except SchemaError as err:
-            raise ModelCallError(
-                "schema_error", f"the model's reply did not match the item format ({err})", result=result
-            ) from None
-        except ValueError as err:
-            raise ModelCallError(
-                "invalid_json", "the model's reply was not valid JSON", detail=str(err)[:300], result=result
-            ) from None
-        if not items:
-            why = "; ".join(dropped) or "the list was empty"
-            raise ModelCallError(
-                "schema_error", f"the model's reply held no usable item ({why})", result=result
-            )
+        items, dropped = _read_items(result, config)
     except ModelCallError as err:
         record(err.outcome, err.detail, err.result)
         raise
@@ -338,6 +322,27 @@ def generate_study_items(
             item.call_id = call_id
         log.attach_items(call_id, {item.ref: {**item.to_json(), "topic": topic} for item in checked})
     return checked
+
+
+def _read_items(result: CallResult, config: ModelConfig) -> tuple[list[StudyItem], list[str]]:
+    """The items of a reply and why entries were dropped; ModelCallError when
+    the reply is refused, not JSON, or holds no usable item."""
+    if result.refusal or result.finish_reason == "content_filter" or not result.text.strip():
+        raise ModelCallError("refused", f"the model {config.model} refused to write items", result=result)
+    try:
+        items, dropped = parse_items(parse_json_reply(result.text))
+    except SchemaError as err:
+        raise ModelCallError(
+            "schema_error", f"the model's reply did not match the item format ({err})", result=result
+        ) from None
+    except ValueError as err:
+        raise ModelCallError(
+            "invalid_json", "the model's reply was not valid JSON", detail=str(err)[:300], result=result
+        ) from None
+    if not items:
+        why = "; ".join(dropped) or "the list was empty"
+        raise ModelCallError("schema_error", f"the model's reply held no usable item ({why})", result=result)
+    return items, dropped
 
 
 def study_from_topic(

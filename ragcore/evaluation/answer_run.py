@@ -52,7 +52,9 @@ def ask_path(
     def ask(question: str) -> Answer:
         found = retriever.search(question, None, ASK_K)
         hits = getattr(found, "hits", found)
-        return answer_question(question, hits, lens="auto", env=env, completion=completion).answer
+        return answer_question(
+            question, hits, lens="auto", env=env, completion=completion, documents=corpus.documents
+        ).answer
 
     return ask, corpus.documents
 

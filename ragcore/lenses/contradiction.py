@@ -32,6 +32,7 @@ _NEGATORS = frozenset(
 # Negative absolutes: the word itself denies.
 _NEGATIVE_TERMS = frozenset({"never", "none", "nothing", "nobody", "nowhere"})
 _NEGATION_WINDOW = 5  # words looked back from the term, within its clause
+_PREDICATE_WORDS = 1  # content words after a negator that say what it denies
 _CLAUSE_END = re.compile(r"[;:!?()\n]|,\s+(?:and|but|while|whereas)\b|\.(?!\d)|\s[-–—]\s|\bbut\b", re.I)
 _WORD = re.compile(r"[\w'’]+")
 _QUESTION = re.compile(r"\?\s*$|\b(?:asked|ask|asks|wonder(?:s|ed)?)\s+(?:whether|if)\b", re.I)
@@ -62,6 +63,7 @@ class Statement:
     subject: frozenset[str]  # stemmed topic words of the claim
     denies: bool
     asserted: bool  # False for questions, instructions and quoted mentions
+    predicate: frozenset[str] = frozenset()  # without a term: the words a negator denies
 
 
 def _term_span(text: str, term: str | None) -> tuple[int, int] | None:
@@ -101,6 +103,7 @@ def statement(text: str, term: str | None = None) -> Statement:
     clause holding it; without, the sentence's first clause that has a
     negator, else the whole sentence."""
     span = _term_span(text, term)
+    predicate: frozenset[str] = frozenset()
     if span is None:
         found = next(
             (m for m in _WORD.finditer(text) if m.group().lower().replace("’", "'") in _NEGATORS), None
@@ -108,6 +111,11 @@ def statement(text: str, term: str | None = None) -> Statement:
         span = (found.start(), found.end()) if found else (0, 0)
         clause = _clause(text, *span) if found else (0, len(text))
         denies = found is not None
+        if found is not None:
+            # "are not encrypted": what is denied is the next content word or two
+            after = [w.group() for w in _WORD.finditer(text, found.end(), clause[1])]
+            denied = [w for w in after if content_words(w) - _GENERIC][:_PREDICATE_WORDS]
+            predicate = frozenset(content_words(" ".join(denied)) - _GENERIC)
     else:
         clause = _clause(text, *span)
         denies = _denies(text, clause, *span)
@@ -119,7 +127,9 @@ def statement(text: str, term: str | None = None) -> Statement:
     if not topic:
         # "it is not a guarantee": the clause names its subject by a pronoun
         topic = _lemmas(content_words(text)) - drop
-    return Statement(text=text, subject=frozenset(topic), denies=denies, asserted=asserted)
+    return Statement(
+        text=text, subject=frozenset(topic), denies=denies, asserted=asserted, predicate=predicate
+    )
 
 
 # A denial about the offering as a whole ("we make no guarantees that our
@@ -169,4 +179,11 @@ def contradicts(a: Statement | str, b: Statement | str, term: str | None = None)
         return False  # two denials agree; so do a claim and its restatement
     if _key(sa.text) == _key(sb.text):
         return False
+    if term is None:
+        # Without a shared absolute, the affirming side must state what the
+        # other denies ("is encrypted" against "is not encrypted").
+        denier, affirmer = (sa, sb) if sa.denies else (sb, sa)
+        # (a claim read around its own term has no predicate: its term is the anchor)
+        if denier.predicate and not denier.predicate & content_words(affirmer.text):
+            return False
     return same_subject(sa, sb, anchored=term is not None)

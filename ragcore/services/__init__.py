@@ -8,6 +8,7 @@
 - ``asking``: ask, switch lens, related passages, the last query
 - ``review``: the AI log, spending, study items, reviews and exports
 - ``evaluation``: stored runs, shipped gold sets, running a gold set now
+- ``generation``: stored generation runs, blind rating, a new generation run
 - ``explain``: live figures for "How it works"
 - ``workspace``: composes them over one library for the pages
 """

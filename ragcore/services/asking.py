@@ -10,6 +10,8 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from ..answer.calls import SpendTracker as SpendTracker  # the session's spending cap
+from ..answer.checks import INSTRUCTIONS_NOTE as INSTRUCTIONS_NOTE  # for marking passages on Ask
+from ..answer.checks import contains_instructions as contains_instructions
 from ..answer.models import ModelConfig, disclosure, find_model
 from ..corpus import Corpus
 from ..curated import curated_answer

@@ -7,14 +7,14 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .. import config, errors
-from ..corpus import add_document, rechunk
+from ..corpus import rechunk
 from ..records import Passage
 from ..store import DocumentInfo, Library
 from .collections import Collections
 from .common import SESSION_PREFIX, Progress, check_chunking, safe_name
 from .indexes import Indexes
 from .originals import Originals
-from .pdf_pages import marked_page
+from .pdf_pages import MarkedPages, marked_page
 from .views import DocumentView, view_of
 
 UploadStatus = Literal["added", "replaced", "duplicate", "rejected"]
@@ -49,6 +49,7 @@ class Documents:
         self.indexes = indexes
         self.collections = collections
         self.originals = originals
+        self._marked = MarkedPages()  # marked PDF pages, per collection, document, page and lines
 
     def documents(self, collection: str) -> list[DocumentInfo]:
         return self.library.list_documents(collection)
@@ -61,13 +62,12 @@ class Documents:
         chunking: str = "auto",
         progress: Progress | None = None,
     ) -> UploadOutcome:
-        """Parse, chunk, store and embed one uploaded file.
+        """Parse and chunk (in the guard's worker, under its limits), store and embed one uploaded file.
 
-        The file's name is reduced to a safe base name (:func:`safe_name`);
-        the size limit is ``RAGCORE_MAX_UPLOAD_MB``. A rejected file leaves the
-        library unchanged and says why.
-        """
-        from ..guard import load_bytes_guarded
+        The name is reduced to a safe base name (:func:`safe_name`); the size limit is
+        ``RAGCORE_MAX_UPLOAD_MB``. A rejected file leaves the library unchanged and says why."""
+        from ..chunking import resolve_strategy
+        from ..guard import parse_and_chunk_guarded
 
         check_chunking(chunking)
         name = safe_name(filename)
@@ -81,16 +81,17 @@ class Documents:
         report = progress or _quiet
         report(f"{name}: parsing", 0.0)
         try:
-            # PDFs parse in a worker with a time and memory limit (ragcore.guard).
-            doc = load_bytes_guarded(data, name, max_bytes=config.settings().max_upload_bytes)
+            parsed = parse_and_chunk_guarded(
+                data, name, chunking, max_bytes=config.settings().max_upload_bytes
+            )
         except errors.DocumentError as exc:
             return UploadOutcome(name, "rejected", exc.reason)
-        report(f"{name}: chunking", 0.3)
+        doc, strategy = parsed.document, resolve_strategy(parsed.document, chunking)
         if collection.startswith(SESSION_PREFIX):
             # Owned by its session, so private collections can be expired by owner.
             self.library.ensure_collection(collection, owner=collection)
         try:
-            result = add_document(self.library, collection, doc, chunking)
+            result = self.library.add_document(collection, doc, parsed.passages or [], strategy)
         except errors.RagcoreError as exc:
             return UploadOutcome(name, "rejected", str(exc))
         if result.status == "duplicate":
@@ -128,7 +129,16 @@ class Documents:
         def step(done: int, total: int) -> None:
             report(f"{name}: embedded {done} of {total} passages", 0.5 + 0.5 * done / max(total, 1))
 
-        _, embedded = passage_vectors(passages, self.indexes.embedder, self.library, progress=step)
+        embedder = self.indexes.embedder
+        if not collection.startswith(SESSION_PREFIX):
+            _, embedded = passage_vectors(passages, embedder, self.library, progress=step)
+            return embedded
+        # A private collection embeds all its passages and reuses no cached vector:
+        # the count and the time must not say whether another visitor has the same text.
+        vectors, embedded = passage_vectors(passages, embedder, None, progress=step)
+        self.library.put_vectors(
+            {p.content_hash: v for p, v in zip(passages, vectors, strict=True)}, embedder.model_id
+        )
         return embedded
 
     def original_bytes(self, collection: str, name: str) -> bytes | None:
@@ -167,4 +177,5 @@ class Documents:
         data = self.original_bytes(collection, name)
         if data is None:
             return None
-        return marked_page(self.library.get_document(collection, name), data, first_line, last_line)
+        doc = self.library.get_document(collection, name)
+        return marked_page(doc, data, first_line, last_line, collection=collection, cache=self._marked)

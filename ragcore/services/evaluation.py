@@ -108,7 +108,7 @@ class Evaluations:
 
         if not rankers:
             raise errors.RagcoreError("choose at least one ranker")
-        gold = _uploaded_goldset(gold_bytes, safe_name(name, "goldset.json"))
+        gold = _uploaded_goldset(gold_bytes, safe_name(name, "goldset.json"), collection)
         retriever = self.indexes.retriever(collection)
         if not retriever.passages:
             raise errors.RagcoreError(f"the collection {collection!r} has no passages to evaluate against")
@@ -174,14 +174,22 @@ class Evaluations:
         )
 
 
-def _uploaded_goldset(gold_bytes: bytes, name: str) -> GoldSet:
+def _uploaded_goldset(gold_bytes: bytes, name: str, collection: str) -> GoldSet:
     """An uploaded gold set, read under its (sanitised) name so messages name
-    the file the user chose; its corpus is the collection (``"."``)."""
+    the file the user chose. It is scored against the chosen collection, so
+    its ``corpus`` may only be left out or name that collection: a server
+    path would be resolved, and the message would say which folders exist."""
     try:
         parsed = json.loads(gold_bytes)
     except (UnicodeDecodeError, ValueError):
         parsed = None  # load_goldset reports what is wrong with it
-    if isinstance(parsed, dict) and "corpus" not in parsed:
+    if isinstance(parsed, dict):
+        corpus = parsed.get("corpus", ".")
+        if corpus not in (".", collection):
+            raise errors.GoldSetError(
+                f"{name}: an uploaded gold set is scored against the chosen collection; its 'corpus' may "
+                f"only name that collection ({collection!r}) or be left out, not a folder"
+            )
         gold_bytes = json.dumps({**parsed, "corpus": "."}).encode("utf-8")
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / name
@@ -202,6 +210,8 @@ def describe_run(path: Path, run: AnyRun) -> StoredRun:
     chunking = run.settings.chunking
     extra = f", {chunking} chunking" if chunking else ""
     title = f"{name}: {run.questions.scored} questions, {', '.join(rankers)}{extra}"
+    if run.kind == "answers":
+        title = f"{name}: answers ({path.stem}), {title.split(': ', 1)[1]}"  # one title per stored answer run
     return StoredRun(path, name, "run", run.questions.scored, rankers, title)
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from ..records import Passage
 from ..store import Library
 from .asking import Asking, LastQuery
 from .indexes import Indexes
@@ -66,12 +68,19 @@ class Explain:
             kinds=kinds,
             embedding_model=model_id,
             embedding_load_s=getattr(embedder, "load_seconds", None),
-            vectors_cached=self.library.count_vectors(model_id),
+            vectors_cached=self._vectors_of(retriever.passages, model_id),
             dense_ready=retriever.dense_ready,
             reranker_status=getattr(self.indexes.reranker, "status", "none configured"),
             build_seconds=dict(retriever.build_seconds),
             last_query=self.asking.last_query_of(collection, session),
         )
+
+    def _vectors_of(self, passages: Sequence[Passage], model_id: str | None) -> int:
+        """Vectors stored for this collection's passages: a count of the whole
+        library would move with other visitors' uploads (and tell a guess)."""
+        if model_id is None:
+            return 0
+        return len(self.library.get_vectors(list({p.content_hash for p in passages}), model_id))
 
 
 @dataclass(frozen=True)

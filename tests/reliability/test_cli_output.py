@@ -4,6 +4,7 @@ lists removed citations and unsupported figures as ``--json`` does."""
 
 from __future__ import annotations
 
+import json
 import sys
 
 import pytest
@@ -94,3 +95,35 @@ def test_ask_prints_the_flags_of_a_model_answer(tmp_path, monkeypatch, capsys) -
     out = capsys.readouterr().out
     assert "citations removed (passages the model was not given): [99]" in out
     assert "figures not in the cited passages: $7" in out
+
+
+# ------------------------------------------- uploaded gold sets name no paths
+
+
+@pytest.mark.parametrize("corpus", ["/etc", "/nonexistent/secret-folder", "../../", "corpus/demo"])
+def test_an_uploaded_gold_set_may_not_name_a_folder(tmp_path, corpus) -> None:
+    from ragcore import errors
+    from ragcore.services import Workspace
+
+    ws = Workspace(tmp_path / "home", demo_dir=tmp_path / "no-demo")
+    gold = {"name": "probe", "corpus": corpus, "unit": "passage", "questions": []}
+    with pytest.raises(errors.GoldSetError, match="may only name that collection") as caught:
+        ws.evaluation.evaluate_goldset(json.dumps(gold).encode(), "uploads", ["bm25"], name="probe.json")
+    message = str(caught.value)
+    assert "resolved" not in message and "does not exist" not in message
+    assert corpus.strip("/") not in message.replace("'uploads'", "")
+
+
+def test_an_uploaded_gold_set_may_name_its_collection(tmp_path) -> None:
+    from ragcore.services.evaluation import _uploaded_goldset
+
+    for corpus in (None, ".", "uploads"):
+        gold = {
+            "name": "g",
+            "questions": [
+                {"id": "q", "text": "t", "judgements": [{"doc": "a.md", "lines": [1, 1], "grade": 1}]}
+            ],
+        }
+        if corpus is not None:
+            gold["corpus"] = corpus
+        assert _uploaded_goldset(json.dumps(gold).encode(), "g.json", "uploads").name == "g"

@@ -1,0 +1,44 @@
+"""The Answers view of the Evaluation page: a stored answer run's metrics,
+and each question's answer beside its required facts, stated ones marked."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from pages import _ui as ui
+from ragcore.evaluation.answer_tables import answer_text, fact_marks, question_rows, summary_rows
+
+
+def show_answers(block: Mapping[str, Any], key: str) -> None:
+    st.subheader("Answers")
+    settings = block.get("settings", {})
+    st.caption(
+        ui.md(
+            f"{settings.get('answer', 'extractive')} answer through the ask path (lens {settings.get('lens', 'auto')}, "
+            f"k {settings.get('k', 10)}), {block['questions']} questions with an answer key; 95% intervals "
+            "(bootstrap for means, Wilson for shares)."
+        )
+    )
+    st.dataframe(pd.DataFrame(summary_rows(block)), hide_index=True, width="stretch")
+    rows = question_rows(block)
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    ids = [r["id"] for r in rows]
+    if not ids:
+        return
+    qid = st.selectbox("Answer in detail", ids, key=f"{key}-answer-q")
+    question = next(q for q in block["per_question"] if q["id"] == qid)
+    left, right = st.columns([3, 2])
+    with left:
+        st.markdown(f"**{ui.md(question['question'])}**")
+        st.text(answer_text(question))
+    with right:
+        st.markdown("**Facts required**")
+        marks = fact_marks(question)
+        if not marks:
+            st.caption("Unanswerable: a correct answer says the documents do not cover it.")
+        for fact, stated in marks:
+            st.markdown(("✅ " if stated else "❌ ") + ui.md(fact))

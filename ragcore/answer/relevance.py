@@ -1,0 +1,230 @@
+"""How well a sentence or table row answers (one part of) a question.
+
+Term overlap alone picks sentences that merely share a word with the
+question ("consistently" for "consistent"). Two general features make the
+choice about the question instead:
+
+- **weighted coverage**: the share of the question's topic words the unit
+  states, each word weighted by its inverse document frequency over the
+  retrieved units (a word every unit has says little; a word no unit has
+  weighs most, so a question about something the documents never mention
+  scores low everywhere, which is what abstention needs);
+- **answer cue**: what kind of answer the question asks for ("how much" an
+  amount, "how long" a duration, "which code/version/section" an
+  identifier, "who" a person or role, ...), and whether the unit contains
+  one (Hovy et al., "Toward Semantics-Based Answer Pinpointing", HLT 2001:
+  typing the expected answer is what made early QA systems precise).
+
+A question number that falls inside a range a table row states ("25%"
+against "Above 20% and up to 30%") counts as that row stating it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from ragcore.text import content_words
+
+from .semantic import Similarity
+from .units import Unit
+
+Cue = Literal["amount", "percent", "duration", "date", "count", "identifier", "person", "place", "none"]
+
+# Words a question is made of that say nothing about its topic.
+QUESTION_WORDS = content_words(
+    """what which who whom whose when where why how do does did done is are was were can could should
+    would will shall may might must our your my we you i me us they them there here any some tell show
+    give list find explain describe please about know much many there's it's its get gets got happen
+    happens apply applies ever really"""
+)
+_CUES: tuple[tuple[Cue, re.Pattern[str]], ...] = (
+    (
+        "identifier",
+        re.compile(
+            r"\b(?:which|what)\b.{0,40}\b(?:code|version|release|section|clause|number|id|identifier|advisory|reference|cipher|standard)\b",
+            re.I,
+        ),
+    ),
+    (
+        "percent",
+        re.compile(
+            r"\b(?:what|which)\b.{0,30}\b(?:percent(?:age)?|share|uptime|margin|rate of|discount|surcharge)\b|\bhow much\b.{0,20}\b(?:off|discount)\b",
+            re.I,
+        ),
+    ),
+    (
+        "amount",
+        re.compile(
+            r"\bhow much\b|\b(?:cost|costs|price|prices|priced|fee|fees|charge|charges|pay|owe|expensive|cheaper|save|money|rate)\b",
+            re.I,
+        ),
+    ),
+    ("duration", re.compile(r"\bhow (?:long|soon|quickly|fast|often)\b|\bwithin\b", re.I)),
+    ("date", re.compile(r"\bwhen\b|\bwhat date\b|\bby when\b", re.I)),
+    ("count", re.compile(r"\bhow many\b|\bhow big\b|\bnumber of\b", re.I)),
+    ("person", re.compile(r"\bwho\b|\bwhose\b", re.I)),
+    ("place", re.compile(r"\bwhere\b|\bwhich (?:city|country|region)\b", re.I)),
+)
+_NUMBER = r"\d[\d,]*(?:\.\d+)?"
+_ANSWERS: dict[Cue, re.Pattern[str]] = {
+    "amount": re.compile(rf"[$€£]\s?{_NUMBER}|{_NUMBER}\s?%|\b{_NUMBER}\s+(?:dollars|euros|per)\b", re.I),
+    "percent": re.compile(rf"{_NUMBER}\s?%|\b{_NUMBER}\s+percent\b", re.I),
+    "duration": re.compile(
+        rf"\b(?:{_NUMBER}|one|two|three|four|five|six|seven|eight|nine|ten|twelve|thirty|sixty)[\s-]+(?:business\s+)?"
+        r"(?:minutes?|hours?|days?|weeks?|months?|years?|quarters?)\b|\b(?:once|twice|every)\b.{0,12}\b(?:year|month|week|day|hour)\b",
+        re.I,
+    ),
+    "date": re.compile(
+        r"\b\d{1,2}\s+(?:january|february|march|april|may|june|july|august|september|october|november|december)\b"
+        r"|\b(?:january|february|march|april|may|june|july|august|september|october|november|december)\b"
+        r"|\b(?:first|second|third|fourth)\s+quarter\b|\bq[1-4]\b|\b20\d\d-\d\d-\d\d\b|\b(?:this|next)\s+week\b",
+        re.I,
+    ),
+    "count": re.compile(
+        rf"\b{_NUMBER}\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve)\b", re.I
+    ),
+    "identifier": re.compile(
+        r"\b[A-Z]{2,}[-_]?\d[\w.-]*\b|\b\d+\.\d+(?:\.\d+)*\b|\b[A-Z]{2,}-[A-Z0-9]+\b|\b[A-Z]{3,}\b-?\d*"
+    ),
+    "person": re.compile(
+        r"\b[A-Z][a-z]+\s+[A-Z][a-z]+\b|\b(?:officer|director|manager|head|vp|president|team|sales|support|legal|finance|admin)\b",
+        re.I,
+    ),
+    "place": re.compile(r"\b(?:in|at)\s+[A-Z][a-z]+"),
+}
+# "Above 20% and up to 30%", "Below 99.9% but at least 99.0%", "10 to 20 seats"
+_LOWER = re.compile(rf"\b(?:above|over|more than|at least|from|min(?:imum)?)\s+[$€£]?({_NUMBER})", re.I)
+_UPPER = re.compile(rf"\b(?:up to|below|under|less than|at most|max(?:imum)?)\s+[$€£]?({_NUMBER})", re.I)
+_NUMBERS = re.compile(rf"[$€£]?({_NUMBER})\s?%?")
+
+
+@dataclass(frozen=True)
+class Part:
+    """One question (or one part of a multi-part question) to answer."""
+
+    text: str
+    words: frozenset[str]  # stemmed topic words
+    cue: Cue
+    numbers: tuple[float, ...]
+
+
+def answer_cue(question: str) -> Cue:
+    for cue, pattern in _CUES:
+        if pattern.search(question):
+            return cue
+    return "none"
+
+
+def _floats(text: str) -> list[float]:
+    out = []
+    for m in _NUMBERS.finditer(text):
+        try:
+            out.append(float(m.group(1).replace(",", "")))
+        except ValueError:
+            continue
+    return out
+
+
+def make_part(text: str, context: str = "") -> Part:
+    """A part's topic words are its own; ``context`` (the whole question)
+    only supplies the cue when the part alone has none."""
+    cue = answer_cue(text)
+    if cue == "none" and context:
+        cue = answer_cue(context)
+    return Part(text, frozenset(content_words(text) - QUESTION_WORDS), cue, tuple(_floats(text)))
+
+
+def states_cue(text: str, cue: Cue) -> bool:
+    pattern = _ANSWERS.get(cue)
+    return pattern is not None and pattern.search(text) is not None
+
+
+def in_range(text: str, numbers: Sequence[float]) -> bool:
+    """Whether a number of the question lies inside a range ``text`` states."""
+    if not numbers:
+        return False
+    lows = [float(m.group(1).replace(",", "")) for m in _LOWER.finditer(text)]
+    highs = [float(m.group(1).replace(",", "")) for m in _UPPER.finditer(text)]
+    if not lows and not highs:
+        return False
+    lo = max(lows) if lows else -math.inf
+    hi = min(highs) if highs else math.inf
+    return any(lo <= n <= hi and (lo != -math.inf or hi != math.inf) for n in numbers)
+
+
+UNKNOWN_CLOSENESS = 0.45  # about the median question-sentence similarity of the units answers quote
+
+
+@dataclass(frozen=True)
+class Weights:
+    """The scoring weights (chosen by cross-validation; docs/decisions.md)."""
+
+    cue: float = 0.3  # bonus when the unit has the kind of answer asked for
+    rank: float = 0.02  # penalty per retrieval rank below the first
+    label: float = 0.5  # weight of a word found only in the unit's heading path
+    dense: float = 1.5  # weight of the unit's (or its passage's) dense similarity
+
+
+class Scorer:
+    """Scores units for parts, with word weights from the units retrieved and,
+    given ``similarity``, each unit's own similarity to the part."""
+
+    def __init__(
+        self, units: Sequence[Unit], weights: Weights = Weights(), similarity: Similarity | None = None
+    ) -> None:
+        self.weights = weights
+        self.units = list(units)
+        self.similarity = similarity
+        self._sims: dict[str, dict[int, float]] = {}
+        self.words = {id(u): content_words(u.text) for u in units}
+        self.labels = {id(u): content_words(u.label) for u in units}
+        df: dict[str, int] = {}
+        for ws in self.words.values():
+            for w in ws:
+                df[w] = df.get(w, 0) + 1
+        self.df = df
+        self.n = max(1, len(units))
+
+    def idf(self, word: str) -> float:
+        return math.log((self.n + 1) / (self.df.get(word, 0) + 0.5))
+
+    def coverage(self, unit: Unit, part: Part) -> float:
+        """The idf-weighted share of the part's topic words the unit states
+        (a word only in its heading path counts ``weights.label``)."""
+        if not part.words:
+            return 0.0
+        words, label = self.words.get(id(unit), set()), self.labels.get(id(unit), set())
+        total = sum(self.idf(w) for w in part.words)
+        got = sum(
+            self.idf(w) * (1.0 if w in words else self.weights.label if w in label else 0.0)
+            for w in part.words
+        )
+        return got / total if total else 0.0
+
+    def closeness(self, unit: Unit, part: Part) -> float | None:
+        """The unit's similarity to the part (sentence level when a similarity
+        is given, else its passage's dense score)."""
+        if self.similarity is None:
+            return unit.dense
+        sims = self._sims.get(part.text)
+        if sims is None:
+            values = self.similarity(part.text, [u.text for u in self.units])
+            sims = {id(u): v for u, v in zip(self.units, values, strict=True)}
+            self._sims[part.text] = sims
+        return sims.get(id(unit), unit.dense)
+
+    def score(self, unit: Unit, part: Part) -> float:
+        w = self.weights
+        s = self.coverage(unit, part)
+        if states_cue(unit.text, part.cue) or in_range(unit.text, part.numbers):
+            s += w.cue
+        s -= w.rank * (unit.hit_rank - 1)
+        close = self.closeness(unit, part)
+        # Without dense retrieval the similarity is unknown: a middling value
+        # keeps the scale (and so the answer threshold) the same.
+        s += w.dense * (UNKNOWN_CLOSENESS if close is None else close)
+        return s

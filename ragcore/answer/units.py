@@ -1,0 +1,221 @@
+"""What an extractive answer may quote: whole sentences and table rows.
+
+A retrieved passage is cut for retrieval, not for reading: it can begin in
+the middle of a sentence (PDF passages carry their neighbour's last lines)
+and a table's rows can sit in a different passage from the table's header.
+So the units are taken from the *document* around each passage:
+
+- a sentence is quoted whole, from its start to its end in the document,
+  even where the passage cut it;
+- a Markdown table row is quoted with its header ("Severity: Severity 2;
+  Business: 4 business hours"), and its citation spans the header line and
+  the row's line. Tables are found with markdown-it-py, so what counts as a
+  table is what Markdown renders as one.
+
+Units that repeat one another (the same sentence in two overlapping
+passages) are kept once, compared on normalised text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+from markdown_it import MarkdownIt
+
+from ragcore.lenses.spans import collapse
+from ragcore.records import Document, Hit
+from ragcore.text import sentence_spans, tokenize
+
+UnitKind = Literal["sentence", "table-row"]
+MIN_WORDS = 4  # shorter "sentences" are headings, labels or fragments
+CONTEXT_CHARS = 600  # document text read around a passage to finish its sentences
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)|\[([^\]]*)\]\[[^\]]*\]")
+_MARKUP = re.compile(r"\*\*|__|`|<[^>]+>|^\s*(?:[-*+]|\d+[.)]|#+)\s+", re.MULTILINE)
+# Lines that are structure, not prose: front matter, link definitions, code, tables, headings.
+_NOT_PROSE = re.compile(r"^\s*(?:---|[a-z_][\w-]*:\s|\[[^\]]+\]:\s|import\s|<|\||```|#|=+\s*$|-{3,}\s*$)")
+# Sentence starts: a capital, a digit, a currency sign, a quote or a bracket.
+_STARTS = re.compile(r"[\"'“‘(\[]*[A-Z0-9$€£]")
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A quotable piece of a retrieved passage, with the lines it cites."""
+
+    kind: UnitKind
+    text: str  # as the answer quotes it
+    doc: str
+    first_line: int
+    last_line: int
+    label: str  # the passage's heading path
+    pages: tuple[int, ...]
+    hit_rank: int
+    dense: float | None  # the passage's dense score, when dense ran
+    position: int  # order of the unit in its document
+    table: str | None = None  # "doc:header line" for a row, to keep rows of one table together
+
+    @property
+    def key(self) -> str:
+        """Normalised text: two units with one key say the same thing."""
+        return " ".join(tokenize(self.text, stemming=False, stop_words=frozenset()))
+
+
+def clean(text: str) -> str:
+    """Source text as prose: links to their text, markup dropped, white space collapsed."""
+    text = _LINK.sub(lambda m: m.group(1) or m.group(2) or "", text)
+    return collapse(_MARKUP.sub("", text))
+
+
+def _dense(hit: Hit) -> float | None:
+    trace = hit.trace.get("dense") if hit.trace else None
+    return None if trace is None else float(trace.score)
+
+
+# ---------------------------------------------------------------- tables
+
+
+@dataclass(frozen=True)
+class TableRow:
+    header_line: int  # 1-based
+    line: int
+    header: tuple[str, ...]
+    cells: tuple[str, ...]
+
+
+@lru_cache(maxsize=64)
+def table_rows(text: str) -> tuple[TableRow, ...]:
+    """Every body row of every Markdown table in ``text``, with its header."""
+    tokens = MarkdownIt("commonmark").enable("table").parse(text)
+    rows: list[TableRow] = []
+    header: tuple[str, ...] = ()
+    header_line = 0
+    current: list[str] = []
+    row_line = 0
+    in_head = False
+    for tok in tokens:
+        if tok.type == "thead_open":
+            in_head = True
+        elif tok.type == "thead_close":
+            in_head = False
+        elif tok.type == "tr_open":
+            current, row_line = [], (tok.map[0] + 1 if tok.map else 0)
+        elif tok.type == "inline" and current is not None and tok.level >= 4:
+            current.append(clean(tok.content))
+        elif tok.type == "tr_close":
+            if in_head:
+                header, header_line = tuple(current), row_line
+            elif header:
+                rows.append(TableRow(header_line, row_line, header, tuple(current)))
+    return tuple(rows)
+
+
+def row_text(row: TableRow) -> str:
+    """A row read with its header: "Header: cell; Header: cell"."""
+    parts = [f"{h}: {c}" if h else c for h, c in zip(row.header, row.cells, strict=False) if c]
+    return "; ".join(parts)
+
+
+def _row_units(hit: Hit, doc: Document | None) -> list[Unit]:
+    p = hit.passage
+    text = doc.text if doc is not None else p.text
+    offset = 0 if doc is not None else p.first_line - 1
+    out = []
+    for row in table_rows(text):
+        line = row.line + offset
+        if not p.first_line <= line <= p.last_line:
+            continue
+        first = row.header_line + offset
+        pages = doc.pages_for(first, line) if doc is not None and doc.line_pages else p.pages
+        out.append(
+            Unit(
+                "table-row",
+                row_text(row),
+                p.doc,
+                first,
+                line,
+                p.label,
+                tuple(pages),
+                hit.rank,
+                _dense(hit),
+                line * 1000,
+                f"{p.doc}:{first}",
+            )
+        )
+    return out
+
+
+# ---------------------------------------------------------------- sentences
+
+
+def _window(hit: Hit, doc: Document | None) -> tuple[str, int, int, int]:
+    """(text, base offset, start, end): the text the sentences are cut from,
+    its document offset, and the passage's range inside it."""
+    p = hit.passage
+    if doc is None or doc.text[p.start : p.end] != p.text:
+        return p.text, p.start, 0, len(p.text)
+    lo = max(0, p.start - CONTEXT_CHARS)
+    hi = min(len(doc.text), p.end + CONTEXT_CHARS)
+    return doc.text[lo:hi], lo, p.start - lo, p.end - lo
+
+
+def _sentence_units(hit: Hit, doc: Document | None) -> list[Unit]:
+    p = hit.passage
+    text, base, start, end = _window(hit, doc)
+    out = []
+    for a, b in sentence_spans(text):
+        if b <= start or a >= end:
+            continue  # outside the passage
+        raw = text[a:b].rstrip()
+        line_start = text.rfind("\n", 0, a) + 1
+        lines = [ln for ln in (text[line_start:a] + raw).split("\n") if ln.strip()]
+        if not lines or any(_NOT_PROSE.match(ln) for ln in lines):
+            continue
+        sentence = clean(raw)
+        if len(sentence.split()) < MIN_WORDS or not _STARTS.match(sentence):
+            continue
+        if doc is None and (a < start or b > end):
+            continue
+        first, last = _lines(doc, p, base, a, a + len(raw))
+        pages = doc.pages_for(first, last) if doc is not None and doc.line_pages else p.pages
+        out.append(
+            Unit(
+                "sentence",
+                sentence,
+                p.doc,
+                first,
+                last,
+                p.label,
+                tuple(pages),
+                hit.rank,
+                _dense(hit),
+                base + a,
+            )
+        )
+    return out
+
+
+def _lines(doc: Document | None, p, base: int, a: int, b: int) -> tuple[int, int]:
+    if doc is None:
+        first = p.first_line + p.text.count("\n", 0, a)
+        return first, p.first_line + p.text.count("\n", 0, max(a, b - 1))
+    return doc.line_at(base + a), doc.line_at(base + max(a, b - 1))
+
+
+def answer_units(hits: Sequence[Hit], documents: Mapping[str, Document] | None = None) -> list[Unit]:
+    """The sentences and table rows of ``hits``, in retrieval order, each once."""
+    seen: set[str] = set()
+    spans: set[tuple[str, int, int]] = set()
+    out: list[Unit] = []
+    for hit in sorted(hits, key=lambda h: h.rank):
+        doc = (documents or {}).get(hit.passage.doc)
+        for unit in _row_units(hit, doc) + _sentence_units(hit, doc):
+            where = (unit.doc, unit.first_line, unit.position)
+            if unit.key in seen or where in spans:
+                continue
+            seen.add(unit.key)
+            spans.add(where)
+            out.append(unit)
+    return out

@@ -1,0 +1,66 @@
+"""Rows the Evaluation page shows for a stored answer run (no streamlit here)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .answers import strip_citations
+
+METRICS = (
+    ("fact_recall", "fact recall"),
+    ("complete", "complete answers"),
+    ("abstention", "abstention (unanswerable)"),
+    ("wrongly_declined", "wrongly declined (answerable)"),
+    ("citation_support", "citation support"),
+    ("contradictions_found", "contradictions found"),
+    ("words", "words"),
+)
+
+
+def summary_rows(block: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """One row per answer metric: mean, interval, n (and the counts)."""
+    rows = [
+        {
+            "metric": label,
+            "mean": block[key]["mean"],
+            "ci_low": block[key]["ci_low"],
+            "ci_high": block[key]["ci_high"],
+            "n": block[key]["n"],
+        }
+        for key, label in METRICS
+    ]
+    rows.append({"metric": "median words", "mean": block["words"].get("median"), "n": block["words"]["n"]})
+    rows.append({"metric": "false contradictions", "mean": block["false_contradictions"]})
+    rows.append({"metric": "duplicate sentences", "mean": block["duplicate_sentences"]})
+    return rows
+
+
+def question_rows(block: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """One row per question: its type, recall, completeness, and whether it declined."""
+    return [
+        {
+            "id": q["id"],
+            "type": q["type"],
+            "question": q["question"],
+            "fact recall": q["fact_recall"],
+            "complete": q["complete"],
+            "declined": q["abstained"],
+            "words": q["words"],
+        }
+        for q in block["per_question"]
+    ]
+
+
+def fact_marks(question: Mapping[str, Any]) -> list[tuple[str, bool]]:
+    """Each required fact (its alternatives joined by " / ") and whether it is stated."""
+    return [
+        (" / ".join(alternatives), stated is not None)
+        for alternatives, stated in zip(question["facts_required"], question["facts_stated"], strict=True)
+    ]
+
+
+def answer_text(question: Mapping[str, Any]) -> str:
+    """The answer as the metric read it (citation marks removed)."""
+    return strip_citations(question["answer"])
+

@@ -1,0 +1,59 @@
+"""The Ask page's example questions, asked on the page as a visitor would,
+are answered completely: every fact the demo gold set requires is on the page.
+
+The facts come from eval/demo.gold.json (ask-01 to ask-04) and are matched
+by the answer metric's own rule (``ragcore.evaluation.answers``).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+
+import pytest
+
+from ragcore.evaluation.answers import stated_alternative
+from tests.app.helpers import REPO, start
+
+GOLD = REPO / "eval" / "demo.gold.json"
+# Known gaps, stated plainly (strict: the test fails the day they are fixed, so
+# the mark is removed). Both need retrieval to bring the evidence into the top
+# 10: the SLA's commitment and credit table (ask-02) and the RFP's exceptions
+# section (ask-03) are not retrieved for these questions (docs/decisions.md).
+NOT_YET = {
+    "ask-02": "sla.md 2.1 and 3.1 are not in the top 10 retrieved for this question",
+    "ask-03": "the RFP's section 8 (exceptions) is not in the top 10 retrieved for this question",
+}
+
+
+def _examples() -> list:
+    questions = json.loads(GOLD.read_text(encoding="utf-8"))["questions"]
+    out = []
+    for q in questions:
+        if q["id"].startswith("ask-"):
+            marks = [pytest.mark.xfail(strict=True, reason=NOT_YET[q["id"]])] if q["id"] in NOT_YET else []
+            out.append(pytest.param(q["text"], q["answer"]["facts"], id=q["id"], marks=marks))
+    return out
+
+
+def _answer_text(at) -> str:
+    body = "".join(h.proto.body for h in at.html if "rc-answer" in h.proto.body)
+    return html.unescape(re.sub(r"<[^>]+>", " ", body))
+
+
+def test_the_examples_are_the_pages_examples(app_env) -> None:
+    at = start()
+    texts = [p.values[0] for p in _examples()]
+    assert set(texts) == set(at.button_group(key="example").options)
+
+
+@pytest.mark.parametrize(("question", "facts"), _examples())
+def test_an_example_question_is_answered_completely(app_env, question: str, facts: list) -> None:
+    at = start()
+    at.text_input(key="question").set_value(question)
+    at.button(key="FormSubmitter:ask-form-Ask").click().run()
+    assert not at.exception, at.exception
+    shown = _answer_text(at)
+    missing = [f for f in facts if stated_alternative([f] if isinstance(f, str) else f, shown) is None]
+    assert not missing, f"{question!r}: the answer does not state {missing}:\n{shown}"

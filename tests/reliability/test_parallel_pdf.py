@@ -1,0 +1,67 @@
+"""PDF pages parsed on every core (issue 18): the workers' shares assemble to
+exactly the one-process parse, and each worker keeps the time and memory
+limits."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragcore import errors, guard
+from ragcore.documents import load_bytes
+from ragcore.parallel_pdf import PARALLEL_MIN_BYTES, parse_pdf_in_parts, parts_for
+from tests.conftest import build_pdf
+
+LIMITS = {"timeout_s": 60.0, "memory_bytes": 2 * 1024**3}
+
+
+@pytest.fixture(scope="module")
+def seven_pages() -> bytes:
+    return build_pdf(
+        [[f"Page {i} line {j} of the filing." for j in range(5)] for i in range(7)], title="A filing"
+    )
+
+
+@pytest.mark.parametrize("parts", [2, 3])
+def test_pages_parsed_in_parts_equal_the_one_process_parse(seven_pages, parts) -> None:
+    assert parse_pdf_in_parts(seven_pages, "f.pdf", parts, **LIMITS) == load_bytes(seven_pages, "f.pdf")
+
+
+def test_more_parts_than_pages_still_assemble(seven_pages) -> None:
+    assert parse_pdf_in_parts(seven_pages, "f.pdf", 9, **LIMITS) == load_bytes(seven_pages, "f.pdf")
+
+
+@pytest.fixture(scope="module")
+def many() -> bytes:
+    return build_pdf(
+        [[f"Line {j} of page {i}, with a few more words" for j in range(20)] for i in range(800)]
+    )
+
+
+def test_each_worker_keeps_the_time_limit(many) -> None:
+    with pytest.raises(errors.ParseLimitExceeded, match=r"longer than 0\.5 s"):
+        parse_pdf_in_parts(many, "bomb.pdf", 2, timeout_s=0.5, memory_bytes=2 * 1024**3)
+
+
+def test_each_worker_keeps_the_memory_limit(many) -> None:
+    with pytest.raises(errors.ParseLimitExceeded, match="memory"):
+        parse_pdf_in_parts(many, "bomb.pdf", 2, timeout_s=60.0, memory_bytes=16 * 1024**2)
+
+
+def test_typed_errors_cross_from_the_workers(make_pdf) -> None:
+    locked = make_pdf([["secret"]], user_password="pw")
+    with pytest.raises(errors.EncryptedPdf, match="password"):
+        parse_pdf_in_parts(locked, "locked.pdf", 2, **LIMITS)
+
+
+def test_large_pdfs_use_every_core_and_small_ones_one_worker() -> None:
+    assert parts_for(PARALLEL_MIN_BYTES - 1) == 1
+    assert parts_for(PARALLEL_MIN_BYTES) >= 1
+
+
+def test_a_large_pdf_goes_through_the_parts_and_chunks_in_a_worker(seven_pages, monkeypatch) -> None:
+    from ragcore.chunking import chunk_document
+
+    monkeypatch.setattr(guard, "parts_for", lambda size: 2)
+    parsed = guard.parse_and_chunk_guarded(seven_pages, "f.pdf")
+    assert parsed.document == load_bytes(seven_pages, "f.pdf")
+    assert parsed.passages == chunk_document(parsed.document)
