@@ -8,6 +8,7 @@ work happens in ``ragcore`` (``ragcore/services/``).
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import streamlit as st
 from streamlit.errors import StreamlitSecretNotFoundError
@@ -21,7 +22,9 @@ try:
 except StreamlitSecretNotFoundError:
     pass
 
-st.set_page_config(page_title="ragcore", page_icon=":material/plagiarism:", layout="wide")
+# The favicon ships with the app: a Material Symbols icon here is fetched from the internet on every load.
+ICON = Path(__file__).resolve().parent / "assets" / "ragcore-icon.png"
+st.set_page_config(page_title="ragcore", page_icon=str(ICON), layout="wide")
 
 from pages import _ui as ui  # noqa: E402 - after set_page_config, which must come first
 

@@ -8,6 +8,7 @@ leading underscore keeps it apart from them. Work happens in
 
 from __future__ import annotations
 
+import html
 import os
 
 import pandas as pd
@@ -111,12 +112,17 @@ def _item(view: ItemView) -> None:
     kind = {"answer": "Answer", "short": "Short-answer item", "mcq": "Multiple-choice item"}[item.kind]
     st.markdown(f"**{kind}** · topic `{ui.md(item.topic)}`")
     st.markdown(f"**Question:** {ui.md(item.question)}")
-    st.html(ui.answer_html(item.text) if item.kind == "answer" else f"<p>{ui.md(item.text)}</p>")
+    # Model text and document text are data: HTML-escaped here, never given to Markdown.
+    st.html(
+        ui.answer_html(item.text)
+        if item.kind == "answer"
+        else f"<p class='rc-answer'>{html.escape(item.text)}</p>"
+    )
     if item.options:
         st.markdown("Options: " + " · ".join(ui.md(o) for o in item.options))
     for p in view.passages:
         st.caption(ui.md(f"[{p.n}] {p.doc}, lines {p.first_line}-{p.last_line} ({p.label})"))
-        st.html(f"<div class='rc-passage'>{ui.md(p.text)}</div>")
+        st.html(f"<div class='rc-passage'>{html.escape(p.text)}</div>")
 
 
 def _checks(view: ItemView) -> None:

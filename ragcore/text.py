@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
+from typing import Literal
 
 # Money and percentages stay whole tokens ("$999", "99.99%", "€49") because
 # users search for exact figures; plain words are Unicode letters/digits.
@@ -26,6 +27,28 @@ STOP_WORDS = frozenset(
     """a an and are as at be by for from has have in into is it its of on or
     that the their this to was were which with""".split()
 )
+
+
+# A fuller English stop list for BM25 (chosen by cross-validation over the
+# collections, docs/decisions.md): function words, pronouns, auxiliaries and
+# question words. Negations and quantifiers ("no", "not", "never", "nor",
+# "none", "all") are kept: a question about what is *not* covered means it.
+ENGLISH_STOP_WORDS = STOP_WORDS | frozenset(
+    """about above after again against ago almost along also although am among another any anybody
+    anyone anything around because become became been before being below between both but can cannot
+    could did do does doing done down during each either else enough etc even ever every few further
+    get gets got had having he her here hers herself him himself his how however i if itself just least
+    less like made make makes many may me might mine more most much must my myself neither now off often
+    once one only onto other others otherwise our ours ourselves out over own per perhaps please quite
+    rather really same shall she should since so some somebody someone something sometimes such than
+    theirs them themselves then there therefore these they those though through thus too toward towards
+    under until up upon us use used uses using very via we well what whatever when whenever where whereas
+    wherever whether while who whoever whom whose why will within without would yet you your yours
+    yourself yourselves""".split()
+)
+
+StopList = Literal["short", "english"]
+STOP_LISTS: dict[str, frozenset[str]] = {"short": STOP_WORDS, "english": ENGLISH_STOP_WORDS}
 
 
 def normalise(text: str) -> str:
@@ -74,6 +97,48 @@ def tokenize(text: str, *, stemming: bool = True, stop_words: frozenset[str] = S
             continue
         out.append(stem(token) if stemming else token)
     return out
+
+
+# Identifiers: letters and digits, optionally joined by - _ . or /, holding a
+# digit and either a letter or a joiner ("zq3x4w", "ISO-27001", "v2.3.1",
+# "ERR_4012", "2021-01-08"). Plain numbers and words never match.
+_IDENTIFIER = re.compile(r"(?<![\w$€£¥.])[^\W_]+(?:[-_./][^\W_]+)*")
+# "SOC 2", "ISO 27001": an upper-case acronym, one space, a number.
+_SPACED_CODE = re.compile(r"(?<![\w-])([A-Z]{2,6}) (\d+(?:\.\d+)*)(?![\w%])")
+_JOINERS = str.maketrans("", "", "-_/ ")
+
+
+def identifiers(text: str) -> list[str]:
+    """Whole identifiers in ``text``, lower case, hyphens, underscores,
+    slashes and spaces dropped so "ISO-27001", "ISO 27001" and "iso27001"
+    meet; dots kept ("v2.3.1"). Sorted by position."""
+    text = unicodedata.normalize("NFKC", text)
+    found: list[tuple[int, str]] = []
+    for m in _IDENTIFIER.finditer(text):
+        code = m.group()
+        if not any(c.isdigit() for c in code):
+            continue
+        has_letter = any(c.isalpha() for c in code)
+        if not has_letter and not any(c in "-_/" for c in code):
+            continue  # a plain number; words() already keeps it whole
+        found.append((m.start(), code.lower().translate(_JOINERS)))
+    found.extend((m.start(), (m.group(1) + m.group(2)).lower()) for m in _SPACED_CODE.finditer(text))
+    return [code for _, code in sorted(found)]
+
+
+def search_terms(
+    text: str, *, stemming: bool = True, stop_words: frozenset[str] = ENGLISH_STOP_WORDS, whole: bool = True
+) -> list[str]:
+    """Tokens for BM25: ``tokenize``'s tokens and, with ``whole``, every
+    identifier as one more token (its parts stay tokens too), and every
+    amount's bare number ("$1,199" gives "$1199" and "1199") so a figure
+    written with or without its unit meets."""
+    out = tokenize(text, stemming=stemming, stop_words=stop_words)
+    if not whole:
+        return out
+    extra = [t.lstrip("$€£¥").rstrip("%") for t in out if t[:1] in "$€£¥" or t.endswith("%")]
+    extra += [code for code in identifiers(text) if code not in stop_words]
+    return out + extra
 
 
 def content_words(text: str) -> set[str]:

@@ -8,6 +8,10 @@ best single signal across all collections ("never worse than its best
 signal, on keyword-heavy and paraphrased questions alike").
 
     python scripts/fusion_study.py [--collections cranfield,cisi,vaswani,demo] [--json OUT]
+    python scripts/fusion_study.py --cv [--collections ...] [--out eval/results/fusion-cv.json]
+
+``--cv`` runs the leave-one-collection-out study of scripts/fusion_cv.py
+(the one the defaults are chosen by; the plain run above is in-sample).
 
 Prints tables; writes the figures as JSON with --json (docs/decisions.md
 quotes them).
@@ -34,6 +38,8 @@ from ragcore.retrieval.bm25 import BM25Index  # noqa: E402
 
 SHARED = ROOT / ".." / "shared" / "benchmarks"
 DEPTH = 100
+DEFAULT_COLLECTIONS = "cranfield,cisi,vaswani,demo"
+CV_COLLECTIONS = ["cranfield", "cisi", "vaswani", "demo", "dev-shared"]
 
 BM25_VARIANTS = {
     "k1=1.2 b=0.75, no bonus": BM25Params(heading_weight=0, adjacency_weight=0),
@@ -148,9 +154,19 @@ def study(name, setup, library, out):
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--collections", default="cranfield,cisi,vaswani,demo")
+    parser.add_argument("--collections", default=DEFAULT_COLLECTIONS)
     parser.add_argument("--json")
+    parser.add_argument("--cv", action="store_true", help="leave-one-collection-out cross-validation")
+    parser.add_argument("--out", help="--cv: write the figures as JSON here")
+    parser.add_argument(
+        "--cache", default=str(ROOT / ".ragcore" / "fusion-cache"), help="--cv: ranking cache"
+    )
     args = parser.parse_args()
+    if args.cv:
+        from fusion_cv import cv_main
+
+        names = args.collections.split(",") if args.collections != DEFAULT_COLLECTIONS else CV_COLLECTIONS
+        return cv_main(names, ROOT, SHARED.parent, Path(args.cache), Path(args.out) if args.out else None)
     library = default_library()
     out: dict = {}
     for name in args.collections.split(","):

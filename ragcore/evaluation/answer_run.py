@@ -17,6 +17,7 @@ from typing import Any
 
 from ..records import Answer, Document
 from . import statistics as st
+from .answer_tables import METRICS
 from .answers import ScoredAnswer, answers_block, score_answer
 from .goldset import GoldSet
 
@@ -38,10 +39,15 @@ def answer_env(model: str | None, env: Mapping[str, str] | None = None) -> dict[
 
 
 def ask_path(
-    corpus_dir: Path, env: Mapping[str, str], completion: Callable[..., Any] | None = None
+    corpus_dir: Path,
+    env: Mapping[str, str],
+    completion: Callable[..., Any] | None = None,
+    curated: bool = False,
 ) -> tuple[Ask, Mapping[str, Document]]:
     """A function answering a question as ``python -m ragcore ask QUESTION
-    --corpus DIR`` does, and the corpus's documents."""
+    --corpus DIR`` does, and the corpus's documents. The curated layer is off
+    unless ``curated`` (then a pinned answer replaces the computed one when the
+    question matches, as on the Ask page)."""
     from ..answer.pipeline import answer_question
     from ..cli import make_retriever, open_corpus
 
@@ -49,7 +55,16 @@ def ask_path(
     corpus, library = open_corpus(args)
     retriever = make_retriever(corpus, library)
 
+    pinned = _curated_layer(corpus_dir, corpus.documents) if curated else None
+
     def ask(question: str) -> Answer:
+        if pinned is not None:
+            from ..curated import curated_answer, match_question
+            from ..retrieval.embedding import get_embedder
+
+            match = match_question(question, pinned, get_embedder())
+            if match is not None:
+                return curated_answer(match)
         found = retriever.search(question, None, ASK_K)
         hits = getattr(found, "hits", found)
         return answer_question(
@@ -57,6 +72,14 @@ def ask_path(
         ).answer
 
     return ask, corpus.documents
+
+
+def _curated_layer(corpus_dir: Path, documents: Mapping[str, Document]):
+    """The corpus's curated layer (``DIR.curated.json`` beside the folder), or None."""
+    from ..curated import curated_path_for, load_curated
+
+    path = curated_path_for(corpus_dir)
+    return load_curated(path, documents) if path.is_file() else None
 
 
 def score_goldset(
@@ -80,31 +103,25 @@ def run_answers(
     resamples: int = st.RESAMPLES,
     seed: int = st.SEED,
     progress: Progress | None = None,
+    curated: bool = False,
 ) -> dict:
-    """The ``answers`` block of a run over ``gold``."""
+    """The ``answers`` block of a run over ``gold`` (curated layer off unless ``curated``)."""
     env = answer_env(model)
-    ask, documents = ask_path(gold.corpus, env, completion)
+    ask, documents = ask_path(gold.corpus, env, completion, curated)
     block = answers_block(score_goldset(gold, ask, documents, progress), resamples, seed)
     block["settings"] = {
         "answer": "model" if model else "extractive",
         "model": model,
         "lens": "auto",
         "k": ASK_K,
+        "curated": curated,
     }
     return block
 
 
 # ------------------------------------------------------------------ table
 
-_ROWS = (
-    ("fact_recall", "fact recall"),
-    ("complete", "complete answers"),
-    ("abstention", "abstention (unanswerable)"),
-    ("wrongly_declined", "wrongly declined (answerable)"),
-    ("citation_support", "citation support"),
-    ("contradictions_found", "contradictions found"),
-    ("words", "words"),
-)
+_ROWS = METRICS  # one list of the answer metrics and their names, shared with the page tables
 
 
 def _fmt(value: float | None, digits: int = 3) -> str:

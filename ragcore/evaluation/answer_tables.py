@@ -63,4 +63,3 @@ def fact_marks(question: Mapping[str, Any]) -> list[tuple[str, bool]]:
 def answer_text(question: Mapping[str, Any]) -> str:
     """The answer as the metric read it (citation marks removed)."""
     return strip_citations(question["answer"])
-

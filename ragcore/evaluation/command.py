@@ -40,6 +40,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--answers", action="store_true", help="also score the answers of the ask path (needs --gold)"
     )
     parser.add_argument("--model", metavar="NAME", help="with --answers: score this LiteLLM model's answer")
+    parser.add_argument(
+        "--curated",
+        choices=["on", "off"],
+        default="off",
+        help="with --answers: also score answers with the corpus's curated layer on (reported apart)",
+    )
 
 
 def _add_sources(parser: argparse.ArgumentParser) -> None:
@@ -158,13 +164,19 @@ def _result(
         from .answer_run import run_answers
 
         result["kind"] = "answers"
+        gold = load_goldset(args.gold)
         result["answers"] = run_answers(
-            load_goldset(args.gold),
-            model=args.model,
-            resamples=args.resamples,
-            seed=args.seed,
-            progress=progress,
+            gold, model=args.model, resamples=args.resamples, seed=args.seed, progress=progress
         )
+        if getattr(args, "curated", "off") == "on":  # reported beside, never mixed into, the figures above
+            result["answers_curated"] = run_answers(
+                gold,
+                model=args.model,
+                resamples=args.resamples,
+                seed=args.seed,
+                progress=progress,
+                curated=True,
+            )
     return result
 
 
@@ -185,6 +197,9 @@ def _emit(result: dict[str, Any], args: argparse.Namespace, out: TextIO, progres
             from .answer_run import format_answers
 
             out.write("\n" + format_answers(result["answers"]))
+            if "answers_curated" in result:
+                out.write("\nWith the curated layer on (pinned answers where a question matches):\n")
+                out.write(format_answers(result["answers_curated"]))
 
 
 def _known_modes() -> tuple[str, ...]:

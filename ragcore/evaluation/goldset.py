@@ -109,6 +109,35 @@ def load_goldset(path: Path | str) -> GoldSet:
     in the documents.
     """
     path = Path(path)
+    data = _read_object(path)
+    where = f"gold set {path.name}"
+    corpus_dir = _corpus_dir(data, path, where)
+    unit = data.get("unit", "passage")
+    if unit not in UNITS:
+        raise GoldSetError(f"{where}: 'unit' must be 'passage' or 'document', not {unit!r}")
+    min_grade = data.get("relevant_min_grade", 1)
+    if not _is_int(min_grade) or min_grade < 1:
+        raise GoldSetError(
+            f"{where}: 'relevant_min_grade' must be a whole number of at least 1, not {min_grade!r}"
+        )
+    grades = data.get("grades", {})
+    if not isinstance(grades, dict) or not all(
+        _is_int_text(k) and isinstance(v, str) for k, v in grades.items()
+    ):
+        raise GoldSetError(f"{where}: 'grades' must map whole-number grades (as text) to their meaning")
+    return GoldSet(
+        name=str(data.get("name", path.stem)),
+        description=str(data.get("description", "")),
+        corpus=corpus_dir,
+        unit=unit,
+        relevant_min_grade=int(min_grade),
+        grades={str(k): v for k, v in grades.items()},
+        questions=_questions(data.get("questions"), where, grades),
+        path=path,
+    )
+
+
+def _read_object(path: Path) -> dict:
     try:
         raw = path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -119,10 +148,12 @@ def load_goldset(path: Path | str) -> GoldSet:
         raise GoldSetError(
             f"gold set {path}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"
         ) from exc
-    where = f"gold set {path.name}"
     if not isinstance(data, dict):
-        raise GoldSetError(f"{where}: the file must hold one JSON object")
+        raise GoldSetError(f"gold set {path.name}: the file must hold one JSON object")
+    return data
 
+
+def _corpus_dir(data: dict, path: Path, where: str) -> Path:
     corpus = data.get("corpus")
     if not isinstance(corpus, str) or not corpus.strip():
         raise GoldSetError(
@@ -131,23 +162,10 @@ def load_goldset(path: Path | str) -> GoldSet:
     corpus_dir = (path.parent / corpus).resolve()
     if not corpus_dir.is_dir():
         raise GoldSetError(f"{where}: corpus folder {corpus!r} (resolved to {corpus_dir}) does not exist")
+    return corpus_dir
 
-    unit = data.get("unit", "passage")
-    if unit not in UNITS:
-        raise GoldSetError(f"{where}: 'unit' must be 'passage' or 'document', not {unit!r}")
-    min_grade = data.get("relevant_min_grade", 1)
-    if not _is_int(min_grade) or min_grade < 1:
-        raise GoldSetError(
-            f"{where}: 'relevant_min_grade' must be a whole number of at least 1, not {min_grade!r}"
-        )
 
-    grades = data.get("grades", {})
-    if not isinstance(grades, dict) or not all(
-        _is_int_text(k) and isinstance(v, str) for k, v in grades.items()
-    ):
-        raise GoldSetError(f"{where}: 'grades' must map whole-number grades (as text) to their meaning")
-
-    questions_raw = data.get("questions")
+def _questions(questions_raw: object, where: str, grades: dict) -> tuple[GoldQuestion, ...]:
     if not isinstance(questions_raw, list) or not questions_raw:
         raise GoldSetError(f"{where}: 'questions' must be a non-empty list")
     seen: set[str] = set()
@@ -158,19 +176,7 @@ def load_goldset(path: Path | str) -> GoldSet:
             raise GoldSetError(f"{where}: question id {question.id!r} is used twice")
         seen.add(question.id)
         questions.append(question)
-
-    name = data.get("name", path.stem)
-    description = data.get("description", "")
-    return GoldSet(
-        name=str(name),
-        description=str(description),
-        corpus=corpus_dir,
-        unit=unit,
-        relevant_min_grade=int(min_grade),
-        grades={str(k): v for k, v in grades.items()},
-        questions=tuple(questions),
-        path=path,
-    )
+    return tuple(questions)
 
 
 def _parse_question(q: object, number: int, where: str, grades: dict) -> GoldQuestion:

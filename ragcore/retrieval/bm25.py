@@ -23,34 +23,67 @@ Token lists are not kept once the matrices are built.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import pairwise
+from pathlib import PurePosixPath
 
 import numpy as np
 from scipy import sparse
 
-from ..text import tokenize
+from ..records import Passage
+from ..text import STOP_LISTS, StopList, identifiers, search_terms
 
 
 @dataclass(frozen=True)
 class BM25Params:
     """Defaults chosen by measurement: see docs/decisions.md."""
 
-    k1: float = 1.2
-    b: float = 0.75
+    k1: float = 0.9  # k1, b, stop list and heading field: chosen by cross-validation
+    b: float = 0.4
     epsilon: float = 0.25  # rank_bm25's floor for negative idf
     heading_weight: float = 0.5
-    adjacency_weight: float = 0.5
+    adjacency_weight: float = 0.0  # off by cross-validation; docs/decisions.md
     stemming: bool = True
     # rank_bm25 floors only negative idf, so a term in exactly half the
     # passages (idf 0) can never be found: in a two-passage upload, half the
     # words. We floor idf <= 0; plain() restores rank_bm25's rule exactly.
     floor_zero_idf: bool = True
+    stop_list: StopList = "english"
+    # Identifiers and amounts are indexed whole as well as by their parts
+    # (text.search_terms), so an exact code outranks passages sharing a fragment.
+    whole_identifiers: bool = True
+    # The heading field also carries the document's name ("sla.md" ->
+    # "sla"), the only title a passage of a Markdown or PDF file keeps
+    # (the heading path leaves the document title out).
+    name_in_heading: bool = True
+    # Extra copies of each identifier or amount of a query that the index
+    # holds: an exact code outweighs several shared ordinary words.
+    identifier_boost: int = 1
 
     def plain(self) -> BM25Params:
         """rank_bm25's conventions exactly: both bonuses off, only negative
-        idf floored."""
-        return BM25Params(self.k1, self.b, self.epsilon, 0.0, 0.0, self.stemming, floor_zero_idf=False)
+        idf floored (tokenisation unchanged)."""
+        return replace(
+            self, heading_weight=0.0, adjacency_weight=0.0, floor_zero_idf=False, identifier_boost=0
+        )
+
+    def terms(self, text: str) -> list[str]:
+        """The tokens these settings index and search with."""
+        return search_terms(
+            text, stemming=self.stemming, stop_words=STOP_LISTS[self.stop_list], whole=self.whole_identifiers
+        )
+
+
+def heading_texts(passages: Iterable[Passage], params: BM25Params | None = None) -> list[str]:
+    """The text of each passage's heading field: its heading path, and with
+    ``name_in_heading`` its document's name when that has letters (BEIR ids
+    are numbers)."""
+    params = params or BM25Params()
+    out = []
+    for p in passages:
+        name = PurePosixPath(p.doc).stem if params.name_in_heading else ""
+        out.append(f"{name} {p.label}" if any(c.isalpha() for c in name) else p.label)
+    return out
 
 
 class BM25Index:
@@ -135,18 +168,23 @@ class BM25Index:
             self.bigrams = sparse.csc_matrix((n_docs, 0), dtype=np.float32)
 
     @classmethod
+    def from_passages(cls, passages: Sequence[Passage], params: BM25Params | None = None) -> BM25Index:
+        """An index over passages' texts, with their heading fields."""
+        params = params or BM25Params()
+        return cls.from_texts((p.text for p in passages), heading_texts(passages, params), params)
+
+    @classmethod
     def from_texts(
         cls, texts: Iterable[str], headings: Iterable[str] | None = None, params: BM25Params | None = None
     ) -> BM25Index:
         params = params or BM25Params()
-        token_lists = (tokenize(t, stemming=params.stemming) for t in texts)
-        heading_lists = (
-            None if headings is None else [tokenize(h, stemming=params.stemming) for h in headings]
-        )
+        token_lists = (params.terms(t) for t in texts)
+        heading_lists = None if headings is None else [params.terms(h) for h in headings]
         return cls(token_lists, heading_lists, params)
 
     def query_tokens(self, query: str) -> list[str]:
-        return tokenize(query, stemming=self.params.stemming)
+        tokens = self.params.terms(query)
+        return tokens + self.known_identifiers(query) * self.params.identifier_boost
 
     def term_ids(self, tokens: Sequence[str]) -> np.ndarray:
         """Vocabulary ids of the known ``tokens``, in order (unknown ones dropped)."""
@@ -191,6 +229,36 @@ class BM25Index:
                     )
                     out += p.adjacency_weight * (self.bigrams[:, pos[found]] @ weights)
         return out
+
+    def coverage(self, tokens: Sequence[str], rows: Sequence[int]) -> list[float]:
+        """For each of ``rows``, the share of the query's idf mass (distinct
+        known terms) that the passage contains: 1.0 when it holds every
+        query term, small when it matches only incidental words."""
+        ids = sorted({self.vocab[t] for t in tokens if t in self.vocab})
+        if not ids or not rows:
+            return [0.0] * len(rows)
+        weights = self.idf[ids]
+        total = weights.sum()
+        if total <= 0:
+            return [0.0] * len(rows)
+        present = (self.matrix[list(rows)][:, ids] > 0).toarray()
+        return [float(x) for x in (present @ weights) / total]
+
+    def known_identifiers(self, query: str) -> list[str]:
+        """Whole identifiers ("ERR-4012", "SOC 2") and amounts ("$1,199")
+        of ``query`` that some passage holds, as index tokens."""
+        if not self.params.whole_identifiers:
+            return []
+        amounts = [t for t in self.params.terms(query) if t[:1] in "$€£¥" or t.endswith("%")]
+        return [code for code in dict.fromkeys(identifiers(query) + amounts) if code in self.vocab]
+
+    def holding(self, term: str, rows: Sequence[int]) -> list[int]:
+        """The rows among ``rows`` whose text holds ``term`` (an index token)."""
+        col = self.vocab.get(term)
+        if col is None or not rows:
+            return []
+        present = self.matrix[list(rows), col].toarray().ravel() > 0
+        return [row for row, hit in zip(rows, present, strict=True) if hit]
 
     def search(self, query: str, k: int = 100) -> list[tuple[int, float]]:
         """Top ``k`` (row, score) with a positive score, best first; ties

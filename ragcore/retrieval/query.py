@@ -18,7 +18,7 @@ as a new question (it starts with a question word or an auxiliary verb), so
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 # Words that open a question (or a clause asking one) in English.
 _OPENERS = (
@@ -32,11 +32,12 @@ _FIRST_OPENERS = re.compile(
 # A cut: "?" followed by more text; or ", and" / ", but" / ", plus" / ";" /
 # " and" directly before a question word (a bare comma there usually opens a
 # clause: "What happens, when I cancel?").
+_PREPOSITION = r"(?:(?:from|for|in|on|at|by|to|with|under|until|since)\s+)?"
 _CUT = re.compile(
     r"\?\s+(?=\S)"
-    rf"|,\s*(?:and|also|plus|but)\s+(?:also\s+)?(?=(?:{_OPENERS})\b)"
-    rf"|;\s*(?:and\s+|also\s+)?(?=(?:{_OPENERS})\b)"
-    rf"|\s+and\s+(?:also\s+)?(?=(?:{_OPENERS})\b)",
+    rf"|,\s*(?:and|also|plus|but)\s+(?:also\s+)?(?={_PREPOSITION}(?:{_OPENERS})\b)"
+    rf"|;\s*(?:and\s+|also\s+)?(?={_PREPOSITION}(?:{_OPENERS})\b)"
+    rf"|\s+and\s+(?:also\s+)?(?={_PREPOSITION}(?:{_OPENERS})\b)",
     re.IGNORECASE,
 )
 _LEADING_JOINER = re.compile(r"^(?:and|also|plus|but)\s+(?:also\s+)?", re.IGNORECASE)
@@ -92,3 +93,22 @@ def merge_part_rankings(
                 seen.add(ranking[i][0])
                 merged.append(ranking[i][0])
     return [(row, 1.0 / position) for position, row in enumerate(merged, start=1)]
+
+
+def rank_by_parts(
+    question: str, rank: Callable[[str], Sequence[tuple[int, float]]]
+) -> list[tuple[int, float]] | None:
+    """For a multi-part question, ``rank`` each part and the whole question
+    and merge them (``merge_part_rankings``); None for a single question, so
+    the caller keeps its own ranking."""
+    parts = split_question(question)
+    if len(parts) < 2:
+        return None
+    return merge_part_rankings([rank(query) for query in part_queries(parts)], rank(question))
+
+
+def part_queries(parts: Sequence[str]) -> list[str]:
+    """The query searched for each part: the first part as it is; a later
+    part followed by the first, whose subject it often leaves out or names
+    by a pronoun ("..., and which error code says it was hit?")."""
+    return [parts[0]] + [f"{part} {parts[0]}" for part in parts[1:]]

@@ -42,6 +42,7 @@ from .protocols import (
     RerankerLike,
     VectorCache,
 )
+from .query import rank_by_parts
 from .results import CallLog, SearchResult
 
 CANDIDATES = 100  # per signal, before fusion
@@ -60,12 +61,13 @@ class FusionConfig:
     (docs/decisions.md). ``weights`` is read-only (a mapping proxy over a
     private copy), so a shared config cannot be changed under a search."""
 
-    method: FusionMethod = "agreement"
+    method: FusionMethod = "signals"  # fusion.SignalRule: BM25's weight set per query
     k: float = 20.0  # RRF constant
     weights: Mapping[str, float] = field(default_factory=_equal_weights)
     depth: int = 5  # agreement: lexical top examined
     pool: int = 20  # agreement: dense top it must fall in
     power: float = 2.0
+    rule: fusion.SignalRule = fusion.DEFAULT_RULE  # "signals": chosen by cross-validation
 
     def __post_init__(self) -> None:
         if self.method not in FUSION_METHODS:
@@ -74,7 +76,11 @@ class FusionConfig:
             )
         object.__setattr__(self, "weights", MappingProxyType(dict(self.weights)))
 
-    def fuse(self, rankings: Mapping[str, Ranking]) -> Ranking:
+    def fuse(self, rankings: Mapping[str, Ranking], signals: fusion.QuerySignals | None = None) -> Ranking:
+        if self.method == "signals":
+            if signals is None:
+                raise ValueError("the signals fusion needs the query signals")
+            return self.rule.fuse(rankings["bm25"], rankings["dense"], signals)
         if self.method == "agreement":
             fused, _ = fusion.agreement_rrf(
                 rankings["bm25"], rankings["dense"], self.k, self.depth, self.pool, self.power
@@ -109,9 +115,11 @@ class Retriever:
         reranker: RerankerLike | None = None,
         default_mode: Mode = "hybrid",
         index_dir: Path | None = None,
+        split_parts: bool = False,
     ) -> None:
         self.corpus = corpus
         self.index_dir = index_dir
+        self.split_parts = split_parts  # off: measured no gain (docs/decisions.md)
         self.passages: list[Passage] = corpus.passages
         self.vector_cache = vector_cache
         self.fusion = fusion_config or DEFAULT_FUSION
@@ -132,9 +140,7 @@ class Retriever:
             loaded = index_files.load_bm25(folder, params, len(self.passages))
             if loaded is not None:
                 return loaded
-        index = BM25Index.from_texts(
-            (p.text for p in self.passages), [p.label for p in self.passages], params
-        )
+        index = BM25Index.from_passages(self.passages, params)
         if folder is None:
             return index
         try:
@@ -254,6 +260,9 @@ class Retriever:
             return SearchResult([], log.notes, log.timings_ms, chosen)
         t0 = time.perf_counter()
         final, traces = self._rank(question, chosen, k, log)
+        if self.split_parts:  # multi-part questions: each part ranked, merged (query.py)
+            merged = rank_by_parts(question, lambda part: self._rank(part, chosen, k, CallLog())[0])
+            final = merged if merged is not None else final
         hits = []
         for rank, (row, score) in enumerate(final[:k], start=1):
             trace = {stage: traces.get(stage, {}).get(row) for stage in STAGES}
@@ -281,7 +290,12 @@ class Retriever:
             final = self._widen(question, dn, bm)
         else:
             with log.timed("fuse"):
-                final = self.fusion.fuse({"bm25": bm, "dense": dn})
+                signals = (
+                    fusion.query_signals(self.bm25, question, bm, dn)
+                    if self.fusion.method == "signals"
+                    else None
+                )
+                final = self.fusion.fuse({"bm25": bm, "dense": dn}, signals)
         traces["fused"] = _trace(final)
         if mode == "rerank":
             final, reranked = self._rerank(question, final, log)

@@ -130,7 +130,12 @@ def pipeline_figures() -> PipelineFigures:
 
 
 # The bullet of ``ragcore.retrieval.fusion``'s docstring that describes each method.
-_FUSION_BULLETS = {"agreement": "Agreement-weighted RRF", "rrf": "Reciprocal rank fusion", "convex": "Convex"}
+_FUSION_BULLETS = {
+    "signals": "Query-signal RRF",
+    "agreement": "Agreement-weighted RRF",
+    "rrf": "Reciprocal rank fusion",
+    "convex": "Convex",
+}
 
 
 def fusion_description(config: FusionLike) -> tuple[str, str]:

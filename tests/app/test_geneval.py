@@ -160,3 +160,26 @@ def test_ask_page_with_a_model_on_this_machine(served) -> None:
     at.button(key="FormSubmitter:ask-form-Ask").click().run()
     assert not at.exception, at.exception
     assert "Invalid replies: 1 of 2" in page_text(at)
+
+
+def test_the_helper_module_is_not_a_page() -> None:
+    # app.py's st.navigation lists the pages; helpers (leading underscore) are imported, never listed.
+    listed = re.findall(r'st\.Page\(\s*"pages/([^"]+)"', (REPO / "app.py").read_text())
+    assert listed and all(not name.startswith("_") for name in listed)
+    assert "_geneval.py" not in listed
+    assert "from pages import _geneval" in (REPO / "pages" / "evaluation.py").read_text()
+
+
+def test_model_and_document_text_render_inert(app_env, tmp_path, monkeypatch) -> None:
+    from dataclasses import replace
+
+    run = good_run()
+    hostile = "<img src=x onerror=alert(1)> The Team plan costs $49 per month."
+    call = next(c for c in run.calls if c.topic == "a" and c.call == "answer")
+    call.passages[0] = replace(call.passages[0], text=hostile)
+    folder = tmp_path / "results"
+    save_run(run, folder / "hostile.json")
+    monkeypatch.setenv("RAGCORE_RESULTS_DIR", str(folder))
+    at = generation_page()
+    bodies = " ".join(h.proto.body for h in at.get("html"))
+    assert "&lt;img src=x onerror=alert(1)&gt;" in bodies and "<img" not in bodies

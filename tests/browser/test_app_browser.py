@@ -15,10 +15,6 @@ import json
 import os
 import re
 import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,6 +22,7 @@ import pytest
 
 from ragcore.answer.llm import PROVIDERS
 from tests.app.helpers import shared_home
+from tests.browser.serve import streamlit_app
 from tests.test_service import small_run
 
 REPO = Path(__file__).resolve().parents[2]
@@ -69,41 +66,8 @@ def server(tmp_path_factory) -> Iterator[str]:
         RAGCORE_RESULTS_DIR=str(results),
         PYTHONPATH=str(REPO),
     )
-    port = _free_port()
-    log = open(home / "streamlit.log", "w")
-    proc = subprocess.Popen(
-        [
-            sys.executable, "-m", "streamlit", "run", str(REPO / "app.py"),
-            "--server.address", "127.0.0.1", "--server.port", str(port), "--server.headless", "true",
-        ],
-        cwd=REPO,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
-                    if reply.status == 200:
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                log.flush()
-                pytest.fail(f"streamlit did not start:\n{(home / 'streamlit.log').read_text()[-3000:]}")
-            time.sleep(0.5)
+    with streamlit_app(_free_port(), env, home / "streamlit.log") as url:
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
 
 
 @pytest.fixture(scope="module")
@@ -201,7 +165,7 @@ def test_hostile_document_text_renders_inert(page, tmp_path) -> None:
     page.get_by_test_id("stSidebar").get_by_text("My uploads").click()
     source = tmp_path / "beacon.md"
     source.write_bytes(HOSTILE_MD)
-    page.locator("[data-testid='stFileUploader'] input[type='file']").set_input_files(str(source))
+    page.locator("[data-testid='stFileUploader'] input[type='file']").first.set_input_files(str(source))
     page.get_by_role("button", name="Add to library").click()
     page.get_by_text(re.compile(r"beacon\.md.*added")).wait_for(timeout=240_000)
     page.get_by_text("Passages of beacon.md", exact=False).wait_for()

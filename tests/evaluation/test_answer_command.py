@@ -118,3 +118,45 @@ def test_model_answers_are_scored_with_litellm_mocked(fresh_home, capsys, monkey
     assert run["answers"]["settings"]["model"] == "gpt-4o-mini"
     # the model "answered" the unanswerable question too: not an abstention
     assert run["answers"]["abstention"]["mean"] == 0.0
+
+
+@pytest.mark.slow
+def test_curated_answers_are_reported_apart(fresh_home, capsys) -> None:
+    data = json.loads(gold_file(fresh_home).read_text(encoding="utf-8"))
+    data["questions"].append(
+        {
+            "id": "p1",
+            "type": "fact",
+            "text": "Who approves discounts above 20%?",  # a pinned question of corpus/demo.curated.json
+            "judgements": [
+                {
+                    "doc": "discount-approval-matrix.md",
+                    "quote": "| Above 20% and up to 30% | VP Sales |",
+                    "grade": 2,
+                }
+            ],
+            "answer": {"facts": ["VP Sales"]},
+        }
+    )
+    gold = fresh_home / "curated.gold.json"
+    gold.write_text(json.dumps(data), encoding="utf-8")
+    argv = [
+        "eval",
+        "--gold",
+        str(gold),
+        "--answers",
+        "--rankers",
+        "bm25",
+        "--resamples",
+        "100",
+        "--json",
+        "--quiet",
+    ]
+    off = run_json(argv, capsys)
+    assert "answers_curated" not in off and off["answers"]["settings"]["curated"] is False
+    assert all(q["mode"] != "curated" for q in off["answers"]["per_question"])
+    on = run_json([*argv, "--curated", "on"], capsys)
+    modes = {q["id"]: q["mode"] for q in on["answers_curated"]["per_question"]}
+    assert modes["p1"] == "curated" and modes["f1"] != "curated"
+    # the default figures stay those of the computed answers
+    assert {q["id"]: q["mode"] for q in on["answers"]["per_question"]}["p1"] != "curated"

@@ -1,7 +1,8 @@
 import numpy as np
+import pytest
 
-from ragcore.retrieval.bm25 import BM25Index, BM25Params, top_k
-from ragcore.text import tokenize
+from ragcore.retrieval.bm25 import BM25Index, BM25Params, heading_texts, top_k
+from ragcore.text import identifiers, search_terms, tokenize
 
 FILLER = [f"Unrelated note number {i} about lunch menus and parking." for i in range(8)]
 
@@ -75,3 +76,66 @@ def test_default_finds_a_word_in_half_the_passages():
     assert (
         BM25Index.from_texts(["refund window", "uptime"], params=BM25Params().plain()).search("refund") == []
     )
+
+
+# ------------------------------------------------------------ identifiers
+
+CODES = [
+    ("zq3x4w", ["zq3x5w", "zq4x4w", "zq3x4v"]),
+    ("ISO-27001", ["ISO-27002", "ISO 9001", "27001 staff"]),
+    ("SOC 2", ["SOC 1", "SOC 3", "2 SOC auditors"]),
+    ("v2.3.1", ["v2.3.0", "v2.4.1", "v3.3.1"]),
+    ("ERR-4012", ["ERR-4013", "ERR-4102", "WARN-4012"]),
+    ("$1,199", ["$1,099", "$199", "1,199 seats"]),
+]
+
+
+def test_identifiers_are_one_token_as_well_as_their_parts():
+    assert identifiers("codes zq3x4w, ISO-27001, ISO 27001, SOC 2, v2.3.1 and ERR_4012.") == [
+        "zq3x4w",
+        "iso27001",
+        "iso27001",
+        "soc2",
+        "v2.3.1",
+        "err4012",
+    ]
+    terms = search_terms("Error ERR-4012 costs $1,199")
+    assert {"err", "4012", "err4012", "$1199", "1199"} <= set(terms)
+    # Plain words and numbers are not identifiers; a hyphenated word is not one either.
+    assert identifiers("boundary-layer flow at 1,299.00 and 99.99% uptime") == []
+
+
+@pytest.mark.parametrize(("code", "siblings"), CODES)
+def test_a_code_in_the_query_ranks_its_passage_first(code, siblings):
+    # Each sibling shares fragments (and the surrounding words) with the code,
+    # and the siblings' passages carry more of the question's other words.
+    texts = [f"Reference {s}: the reference entry for this item, see the reference list." for s in siblings]
+    texts.append(f"Entry {code} is listed here.")
+    idx = _index(texts)
+    for query in (code, f"what does the reference entry {code} say?"):
+        assert idx.search(query)[0][0] == len(siblings), query
+
+
+def test_code_written_differently_still_meets():
+    idx = _index(["We hold ISO-27001 certification.", "We hold ISO 9001 certification."])
+    assert idx.search("iso27001")[0][0] == 0
+    assert idx.search("ISO 27001")[0][0] == 0
+    idx = _index(["The Pro plan is $1,199 a year.", "The Team plan is $1,099 a year."])
+    assert idx.search("1199")[0][0] == 0
+
+
+def test_heading_field_carries_the_document_name():
+    from ragcore.records import Passage
+
+    def passage(doc: str, label: str) -> Passage:
+        return Passage(doc, 0, 1, 1, 0, 10, label, "Monthly uptime is 99.9% for every plan.")
+
+    passages = [
+        passage("sla.md", "Commitments"),
+        passage("faq.md", "Commitments"),
+        passage("1033", "A title"),
+    ]
+    assert heading_texts(passages) == ["sla Commitments", "faq Commitments", "A title"]
+    assert heading_texts(passages, BM25Params(name_in_heading=False))[0] == "Commitments"
+    index = BM25Index.from_passages(passages + [passage(f"note-{i}.md", "x") for i in range(6)])
+    assert index.search("what uptime does the SLA promise")[0][0] == 0

@@ -35,7 +35,7 @@ def test_bm25_round_trip_is_memory_mapped_and_scores_the_same(tmp_path) -> None:
 
 def test_bm25_files_of_other_parameters_or_sizes_are_not_used(tmp_path) -> None:
     save_bm25(BM25Index.from_texts(TEXTS), tmp_path / "bm25")
-    assert load_bm25(tmp_path / "bm25", BM25Params(k1=0.9), len(TEXTS)) is None
+    assert load_bm25(tmp_path / "bm25", BM25Params(k1=1.5), len(TEXTS)) is None
     assert load_bm25(tmp_path / "bm25", BM25Params(), len(TEXTS) + 1) is None
     assert load_bm25(tmp_path / "missing", BM25Params(), len(TEXTS)) is None
 

@@ -1,6 +1,12 @@
 import pytest
 
-from ragcore.retrieval.query import is_multi_part, merge_part_rankings, split_question
+from ragcore.retrieval.query import (
+    is_multi_part,
+    merge_part_rankings,
+    part_queries,
+    rank_by_parts,
+    split_question,
+)
 
 
 @pytest.mark.parametrize(
@@ -21,6 +27,10 @@ from ragcore.retrieval.query import is_multi_part, merge_part_rankings, split_qu
         ),
         ("When was it founded; where is it based?", ["When was it founded?", "where is it based?"]),
         ("List the plans, and which include SSO", ["List the plans", "which include SSO"]),
+        (
+            "Which version is current, and from what date does it apply?",
+            ["Which version is current?", "from what date does it apply?"],
+        ),
     ],
 )
 def test_splits_where_a_new_question_starts(question, parts):
@@ -57,3 +67,24 @@ def test_merge_puts_each_parts_best_first():
     scores = [s for _, s in merged]
     assert scores == sorted(scores, reverse=True)
     assert merge_part_rankings([]) == []
+
+
+def test_later_parts_carry_the_first_as_context():
+    parts = split_question("What is the API rate limit, and which error code says it was hit?")
+    assert part_queries(parts) == [
+        "What is the API rate limit?",
+        "which error code says it was hit? What is the API rate limit?",
+    ]
+
+
+def test_rank_by_parts_ranks_each_part_and_the_whole():
+    asked: list[str] = []
+
+    def rank(query: str):
+        asked.append(query)
+        return [(len(asked) * 10, 1.0), (99, 0.5)]
+
+    assert rank_by_parts("What is the price?", rank) is None and asked == []
+    merged = rank_by_parts("What is the price, and when is it billed?", rank)
+    assert len(asked) == 3 and asked[-1] == "What is the price, and when is it billed?"
+    assert [row for row, _ in merged] == [10, 20, 30, 99]

@@ -38,7 +38,7 @@ def test_negative_idf_floor_matches():
     # rank_bm25's floor (epsilon times the mean idf), which is positive here.
     docs = [[f"rare{i}", "common"] if i < 15 else [f"rare{i}"] for i in range(20)]
     ours = BM25Index(docs, params=BM25Params().plain())
-    ref = BM25Okapi(docs, k1=1.2, b=0.75)
+    ref = BM25Okapi(docs, k1=BM25Params().k1, b=BM25Params().b)
     assert ref.idf["common"] == pytest.approx(0.25 * ref.average_idf) and ref.idf["common"] > 0
     np.testing.assert_allclose(ours.scores(["common"]), ref.get_scores(["common"]), atol=1e-12)
     assert ours.scores(["common"])[0] > 0
@@ -54,7 +54,7 @@ def test_real_text_tokens_equal_rank_bm25():
     ]
     tokens = [tokenize(t) for t in texts]
     ours = BM25Index(tokens, params=BM25Params().plain())
-    ref = BM25Okapi(tokens, k1=1.2, b=0.75)
+    ref = BM25Okapi(tokens, k1=BM25Params().k1, b=BM25Params().b)
     for q in ("how much is the business plan", "when is it clean", "99.99% uptime", "$999"):
         qt = tokenize(q)
         np.testing.assert_allclose(ours.scores(qt), ref.get_scores(qt), atol=1e-12)
@@ -64,6 +64,24 @@ def test_two_document_corpus_equals_rank_bm25_in_plain_mode():
     # A term in exactly half the documents has idf 0 under rank_bm25.
     docs = [["alpha", "beta"], ["gamma"]]
     ours = BM25Index(docs, params=BM25Params().plain())
-    ref = BM25Okapi(docs, k1=1.2, b=0.75)
+    ref = BM25Okapi(docs, k1=BM25Params().k1, b=BM25Params().b)
     np.testing.assert_allclose(ours.scores(["alpha"]), ref.get_scores(["alpha"]), atol=1e-12)
     assert ours.scores(["alpha"]).max() == 0.0
+
+
+def test_default_analyser_tokens_equal_rank_bm25():
+    # The default analyser (English stop list, whole identifiers) changes the
+    # tokens, not the scoring: from_texts in plain mode equals rank_bm25 on them.
+    texts = [
+        "Error ERR-4012 means the ISO-27001 audit failed on v2.3.1.",
+        "The SOC 2 report costs $1,199; a SOC 1 report is cheaper.",
+        "What should we do when the error ERR-4013 appears?",
+        "Nothing here but ordinary words about lunch.",
+    ]
+    params = BM25Params().plain()
+    tokens = [params.terms(t) for t in texts]
+    ours = BM25Index.from_texts(texts, params=params)
+    ref = BM25Okapi(tokens, k1=BM25Params().k1, b=BM25Params().b)
+    for q in ("ERR-4012", "what does SOC 2 cost", "$1,199", "iso 27001 audit"):
+        qt = params.terms(q)
+        np.testing.assert_allclose(ours.scores(qt), ref.get_scores(qt), atol=1e-12)

@@ -1,0 +1,486 @@
+"""Leave-one-collection-out cross-validation of BM25 settings and fusion
+(``python scripts/fusion_study.py --cv``).
+
+Collections: Cranfield, CISI and Vaswani from ../shared/benchmarks (scored
+per document), the demo gold set split by question type, and the
+development gold set over ../shared/documents (eval/dev-shared.gold.json),
+scored per passage. Each question is ranked once per signal; dense rankings
+(the slow part) are cached under the cache folder, keyed by the passages'
+content and the question text, so a second run embeds nothing.
+
+For each collection C held out: every candidate family (plain RRF, weighted
+RRF, convex combinations, agreement-weighted RRF, a gated RRF driven by
+query-performance signals) picks its parameters on the other collections,
+by the rule "largest worst-case margin over the better single signal,
+ties (within 0.002) broken by the mean margin", and is scored on C. The
+chosen fusion is the family whose tuned setting wins on the other
+collections by the same rule, so no figure reported for C was chosen on C.
+BM25's own settings are chosen the same way first (by BM25 nDCG@10 alone,
+mean over the other collections).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ragcore.corpus import load_corpus
+from ragcore.evaluation.goldset import all_qrels, load_beir, load_goldset, resolve_spans
+from ragcore.evaluation.metrics.ndcg import ndcg_at_k
+from ragcore.records import Passage
+from ragcore.retrieval import fusion
+from ragcore.retrieval.bm25 import BM25Index, BM25Params, top_k
+from ragcore.store import Library
+
+DEPTH = 100
+TIE = 0.002
+Ranking = list[tuple[int, float]]
+
+
+@dataclass
+class Collection:
+    """One scored collection: its passages, judged questions and qrels."""
+
+    name: str
+    unit: str
+    passages: list[Passage]
+    questions: list[tuple[str, str, str]]  # (id, text, type)
+    qrels: dict[str, dict[str, int]]
+    groups: dict[str, list[str]] = field(default_factory=dict)  # group name -> question ids
+
+    def keys(self, rows: Iterable[int]) -> list[str]:
+        seen: set[str] = set()
+        out = []
+        for row in rows:
+            p = self.passages[row]
+            key = p.doc if self.unit == "document" else p.id
+            if key not in seen:
+                seen.add(key)
+                out.append(key)
+        return out
+
+    def ndcg(self, qid: str, ranking: Ranking) -> float:
+        return ndcg_at_k(self.keys(row for row, _ in ranking), self.qrels[qid], 10)
+
+
+def _judged(questions, qrels):
+    return [q for q in questions if any(g > 0 for g in qrels.get(q[0], {}).values())]
+
+
+def load_beir_collection(folder: Path, library: Library) -> Collection:
+    beir = load_beir(folder)
+    corpus = load_corpus(folder, "auto", library)
+    questions = _judged([(q.id, q.text, q.type) for q in beir.questions], beir.qrels)
+    name = folder.name
+    return Collection(
+        name, "document", corpus.passages, questions, beir.qrels, {name: [q[0] for q in questions]}
+    )
+
+
+def load_gold_collection(path: Path, library: Library, name: str, split_types: bool) -> Collection:
+    gold = load_goldset(path)
+    corpus = load_corpus(gold.corpus, "auto", library)
+    resolved = resolve_spans(gold, corpus.documents)
+    qrels = all_qrels(resolved, corpus.passages, gold.unit)
+    # Only grades at or above the set's relevance threshold count as gains
+    # here as in the stored runs' nDCG? No: nDCG uses the grades themselves.
+    questions = _judged([(q.id, q.text, q.type) for q in resolved], qrels)
+    groups: dict[str, list[str]] = {}
+    for qid, _text, qtype in questions:
+        groups.setdefault(f"{name}:{qtype}" if split_types else name, []).append(qid)
+    return Collection(name, gold.unit, corpus.passages, questions, qrels, groups)
+
+
+# ------------------------------------------------------------- signals
+
+
+def _fingerprint(coll: Collection, model_id: str) -> str:
+    digest = hashlib.sha256(model_id.encode())
+    for p in coll.passages:
+        digest.update(p.content_hash.encode())
+    return digest.hexdigest()[:16]
+
+
+def dense_rankings(coll: Collection, library: Library, cache: Path) -> dict[str, Ranking]:
+    """Top ``DEPTH`` (row, cosine) per question, from the cache when there."""
+    from ragcore.retrieval.embedding import get_embedder
+    from ragcore.retrieval.vectors import passage_vectors
+
+    embedder = get_embedder()
+    path = cache / f"dense-{coll.name}-{_fingerprint(coll, embedder.model_id)}.json"
+    stored: dict[str, Ranking] = json.loads(path.read_text()) if path.is_file() else {}
+    wanted = {hashlib.sha256(text.encode()).hexdigest()[:16]: (qid, text) for qid, text, _ in coll.questions}
+    missing = [key for key in wanted if key not in stored]
+    if missing:
+        vectors, _ = passage_vectors(coll.passages, embedder, library)
+        for key in missing:
+            query = embedder.embed_query(wanted[key][1])
+            scores = vectors @ np.asarray(query, dtype=np.float32)
+            stored[key] = [[int(r), float(s)] for r, s in top_k(scores.astype(np.float64) + 2.0, DEPTH)]
+            # +2 keeps every cosine positive for top_k; undone below.
+        cache.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(stored))
+    return {qid: [(int(r), float(s) - 2.0) for r, s in stored[key]] for key, (qid, _) in wanted.items()}
+
+
+def bm25_rankings(coll: Collection, params: BM25Params) -> tuple[BM25Index, dict[str, Ranking]]:
+    index = BM25Index.from_passages(coll.passages, params)
+    return index, {qid: index.search(text, DEPTH) for qid, text, _ in coll.questions}
+
+
+# ------------------------------------------------------------ candidates
+
+Fuser = Callable[[Ranking, Ranking, fusion.QuerySignals], Ranking]
+
+
+def _rrf(k: float, wb: float) -> Fuser:
+    return lambda bm, dn, sig: fusion.rrf({"bm25": bm, "dense": dn}, k=k, weights={"bm25": wb, "dense": 1.0})
+
+
+def _convex(alpha: float, tmm: bool) -> Fuser:
+    weights = {"bm25": 1 - alpha, "dense": alpha}
+    if tmm:
+        return lambda bm, dn, sig: fusion.convex_tmm({"bm25": bm, "dense": dn}, weights)
+    return lambda bm, dn, sig: fusion.convex({"bm25": bm, "dense": dn}, weights)
+
+
+def _agreement(k: float, power: float) -> Fuser:
+    return lambda bm, dn, sig: fusion.agreement_rrf(bm, dn, k=k, power=power)[0]
+
+
+def _gated(
+    k: float, feature: fusion.GateFeature, threshold: float, low: float, pin: bool, soft: bool = False
+) -> Fuser:
+    def fuse(bm: Ranking, dn: Ranking, sig: fusion.QuerySignals) -> Ranking:
+        return fusion.gated_rrf(
+            bm, dn, sig, k=k, feature=feature, threshold=threshold, low=low, pin=pin, soft=soft
+        )[0]
+
+    return fuse
+
+
+def candidate_families() -> dict[str, dict[str, Fuser]]:
+    """Every family's parameter grid (the grids are written before any run)."""
+    families: dict[str, dict[str, Fuser]] = {
+        "rrf": {f"k={k}": _rrf(k, 1.0) for k in (10, 20, 40, 60, 100)},
+        "weighted rrf": {
+            f"k={k} bm25 x{w}": _rrf(k, w) for k in (20, 60) for w in (0.2, 0.35, 0.5, 0.7, 1.4, 2.0)
+        },
+        "convex min-max": {f"dense {a}": _convex(a, False) for a in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)},
+        "convex tmm": {f"dense {a}": _convex(a, True) for a in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)},
+        "agreement rrf": {f"k={k} power={p}": _agreement(k, p) for k in (20, 60) for p in (1.0, 2.0)},
+        "query-signal rrf": {},
+    }
+    for feature in ("dense_coverage", "support"):
+        for k in (20, 60):
+            for t in (0.05, 0.1, 0.2, 0.3, 0.5, 0.7):
+                for low in (0.0, 0.2, 0.4):
+                    for soft in (False, True):
+                        name = f"{feature} {'ramp to' if soft else '>='} {t} else x{low} k={k}"
+                        families["query-signal rrf"][name] = _gated(k, feature, t, low, True, soft)
+    return families
+
+
+BM25_GRID: dict[str, BM25Params] = {
+    f"{stop} k1={k1} b={b} heading={h}{' +name' if name else ''} adjacency={a}": BM25Params(
+        k1=k1, b=b, heading_weight=h, adjacency_weight=a, stop_list=stop, name_in_heading=name
+    )
+    for stop in ("short", "english")
+    for k1, b in ((1.2, 0.75), (0.9, 0.4))
+    for h in (0.0, 0.5)
+    for name in ((False, True) if h else (False,))
+    for a in ((0.0, 0.5) if (stop, k1, h, name) == ("english", 1.2, 0.5, True) else (0.0,))
+}
+
+
+# -------------------------------------------------------------- scoring
+
+
+def group_means(coll: Collection, per_question: dict[str, float]) -> dict[str, float]:
+    return {g: float(np.mean([per_question[q] for q in qids])) for g, qids in coll.groups.items()}
+
+
+def pick(scores: dict[str, dict[str, float]], best: dict[str, float], groups: list[str]) -> str:
+    """The setting with the largest worst-case margin over ``best`` on
+    ``groups`` (ties within TIE broken by the mean margin)."""
+
+    def margins(name: str) -> np.ndarray:
+        return np.asarray([scores[name][g] - best[g] for g in groups])
+
+    worst = {name: margins(name).min() for name in scores}
+    top = max(worst.values())
+    tied = [name for name in scores if worst[name] >= top - TIE]
+    return max(tied, key=lambda name: (margins(name).mean(), name))
+
+
+def pick_mean(scores: dict[str, dict[str, float]], groups: list[str]) -> str:
+    return max(scores, key=lambda name: (np.mean([scores[name][g] for g in groups]), name))
+
+
+def timed(label: str):
+    t0 = time.time()
+    return lambda: print(f"   [{label}: {time.time() - t0:.0f} s]", flush=True)
+
+
+@dataclass
+class Prepared:
+    """Per collection: dense rankings, and per BM25 setting its rankings and
+    the query signals computed with that index."""
+
+    coll: Collection
+    dense: dict[str, Ranking]
+    bm25: dict[str, dict[str, Ranking]] = field(default_factory=dict)
+    signals: dict[str, dict[str, fusion.QuerySignals]] = field(default_factory=dict)
+
+    def add_bm25(self, label: str, params: BM25Params, signals: bool = False) -> None:
+        if label in self.bm25 and (label in self.signals or not signals):
+            return
+        index, rankings = bm25_rankings(self.coll, params)
+        self.bm25[label] = rankings
+        if not signals:
+            return
+        self.signals[label] = {
+            qid: fusion.query_signals(index, text, rankings[qid], self.dense[qid])
+            for qid, text, _ in self.coll.questions
+        }
+
+
+def per_question(
+    prep: Prepared, label: str, fuse: Fuser | None, signal: str | None = None
+) -> dict[str, float]:
+    """nDCG@10 per question of one ranker: a single signal or a fusion."""
+    coll = prep.coll
+    out = {}
+    for qid, _text, _ in coll.questions:
+        if signal == "dense":
+            ranking = prep.dense[qid]
+        elif signal == "bm25":
+            ranking = prep.bm25[label][qid]
+        else:
+            ranking = fuse(prep.bm25[label][qid], prep.dense[qid], prep.signals[label][qid])
+        out[qid] = coll.ndcg(qid, ranking)
+    return out
+
+
+def cross_validate(preps: list[Prepared]) -> dict:
+    """The leave-one-collection-out study; returns everything it printed."""
+    groups = [g for prep in preps for g in prep.coll.groups]
+    owner = {g: prep for prep in preps for g in prep.coll.groups}
+    # 1. BM25 settings, chosen by BM25 nDCG@10 alone.
+    done = timed("BM25 grid")
+    bm25_scores: dict[str, dict[str, float]] = {label: {} for label in BM25_GRID}
+    for prep in preps:
+        for label, params in BM25_GRID.items():
+            prep.add_bm25(label, params)
+            bm25_scores[label].update(group_means(prep.coll, per_question(prep, label, None, "bm25")))
+        # keep memory down: only the grid's scores are needed from here on
+    done()
+    bm25_choice = {g: pick_mean(bm25_scores, [h for h in groups if h != g]) for g in groups}
+    # 2. Fusion candidates over each chosen BM25 setting.
+    families = candidate_families()
+    dense_scores = {}
+    for prep in preps:
+        dense_scores.update(group_means(prep.coll, per_question(prep, "", None, "dense")))
+    # (bm25 label, family, setting) -> collection -> qid -> score (ids repeat across collections)
+    per_q: dict[tuple[str, str, str], dict[str, dict[str, float]]] = {}
+    scores: dict[
+        str, dict[str, dict[str, dict[str, float]]]
+    ] = {}  # bm25 -> family -> setting -> group -> score
+    done = timed("fusion candidates")
+    for label in sorted(set(bm25_choice.values()) | {pick_mean(bm25_scores, groups)}):
+        for prep in preps:
+            prep.add_bm25(label, BM25_GRID[label], signals=True)
+        scores[label] = {}
+        for family, settings in families.items():
+            scores[label][family] = {}
+            for setting, fuse in settings.items():
+                scores[label][family][setting] = {}
+                for prep in preps:
+                    pq = per_question(prep, label, fuse)
+                    per_q.setdefault((label, family, setting), {})[prep.coll.name] = pq
+                    scores[label][family][setting].update(group_means(prep.coll, pq))
+    done()
+    return _folds(preps, groups, owner, bm25_scores, bm25_choice, dense_scores, scores, per_q)
+
+
+def _criterion(
+    group_scores: dict[str, float], best: dict[str, float], groups: list[str]
+) -> tuple[float, float]:
+    m = np.asarray([group_scores[g] - best[g] for g in groups])
+    return float(m.min()), float(m.mean())
+
+
+def choose(scores_by_family, best, train):
+    """Tune each family on ``train``, then pick the family by the same rule;
+    returns ({family: setting}, chosen family)."""
+    tuned = {family: pick(settings, best, train) for family, settings in scores_by_family.items()}
+    finalists = {family: scores_by_family[family][setting] for family, setting in tuned.items()}
+    return tuned, pick(finalists, best, train)
+
+
+def _folds(preps, groups, owner, bm25_scores, bm25_choice, dense_scores, scores, per_q) -> dict:
+    from ragcore.evaluation.statistics import paired_mean_comparison
+
+    rows = []
+    for g in groups:
+        train = [h for h in groups if h != g]
+        label = bm25_choice[g]
+        best = {h: max(bm25_scores[label][h], dense_scores[h]) for h in groups}
+        tuned, chosen = choose(scores[label], best, train)
+        prep = owner[g]
+        qids = prep.coll.groups[g]
+        bm = per_question(prep, label, None, "bm25")
+        dn = per_question(prep, "", None, "dense")
+        ch = per_q[(label, chosen, tuned[chosen])][prep.coll.name]
+        pair = {
+            name: paired_mean_comparison([ch[q] for q in qids], [other[q] for q in qids])
+            for name, other in (("bm25", bm), ("dense", dn))
+        }
+        rows.append(
+            {
+                "collection": g,
+                "questions": len(qids),
+                "bm25_setting": label,
+                "bm25": bm25_scores[label][g],
+                "dense": dense_scores[g],
+                "families": {
+                    family: {"setting": setting, "held_out": scores[label][family][setting][g]}
+                    for family, setting in tuned.items()
+                },
+                "chosen": {
+                    "family": chosen,
+                    "setting": tuned[chosen],
+                    "held_out": scores[label][chosen][tuned[chosen]][g],
+                },
+                "chosen_minus": {
+                    name: {"diff": c.diff, "low": c.low, "high": c.high, "p": c.p} for name, c in pair.items()
+                },
+                "per_question": {
+                    "chosen": [ch[q] for q in qids],
+                    "bm25": [bm[q] for q in qids],
+                    "dense": [dn[q] for q in qids],
+                },
+            }
+        )
+    final_bm25 = pick_mean(bm25_scores, groups)
+    best_all = {h: max(bm25_scores[final_bm25][h], dense_scores[h]) for h in groups}
+    final_tuned, final_family = (
+        choose(scores[final_bm25], best_all, groups) if final_bm25 in scores else ({}, "")
+    )
+    return {
+        "kind": "fusion-cv",  # not a run (evaluation.run.is_run)
+        "rule": "leave one collection out; settings chosen by the largest worst-case margin over the better "
+        "single signal on the other collections (ties within 0.002 by the mean margin); BM25 by mean nDCG@10",
+        "folds": rows,
+        "final": {"bm25": final_bm25, "family": final_family, "setting": final_tuned.get(final_family, "")},
+        "bm25_grid": bm25_scores,
+    }
+
+
+def print_table(result: dict) -> None:
+    folds = result["folds"]
+    families = list(folds[0]["families"]) if folds else []
+    short = {
+        "rrf": "rrf",
+        "weighted rrf": "w-rrf",
+        "convex min-max": "cvx-mm",
+        "convex tmm": "cvx-tmm",
+        "agreement rrf": "agree",
+        "query-signal rrf": "qsig",
+    }
+    print("\n== held-out nDCG@10 per collection (each figure chosen on the other collections)")
+    head = f"{'collection':22} {'n':>4} {'bm25':>6} {'dense':>6} " + " ".join(
+        f"{short.get(f, f):>7}" for f in families
+    )
+    print(head + f" {'chosen':>7}  chosen-bm25 [95% CI]   chosen-dense [95% CI]   chosen family: setting")
+    for row in folds:
+        cells = " ".join(f"{row['families'][f]['held_out']:7.3f}" for f in families)
+        cm = row["chosen_minus"]
+        ci = "  ".join(
+            f"{cm[n]['diff']:+.3f} [{cm[n]['low']:+.3f}, {cm[n]['high']:+.3f}]" for n in ("bm25", "dense")
+        )
+        print(
+            f"{row['collection']:22} {row['questions']:4d} {row['bm25']:6.3f} {row['dense']:6.3f} {cells} "
+            f"{row['chosen']['held_out']:7.3f}  {ci}   {row['chosen']['family']}: {row['chosen']['setting']}"
+        )
+    f = result["final"]
+    print(
+        f"\n== chosen on all collections (the shipped default): BM25 {f['bm25']}; fusion {f['family']}: {f['setting']}"
+    )
+
+
+def load_all(names: list[str], root: Path, shared: Path, library: Library) -> list[Collection]:
+    out = []
+    for name in names:
+        t0 = time.time()
+        if name in ("cranfield", "cisi", "vaswani"):
+            folder = shared / "benchmarks" / name
+            if not folder.is_dir():
+                print(f"skipping {name}: {folder} not found")
+                continue
+            out.append(load_beir_collection(folder, library))
+        elif name == "demo":
+            out.append(
+                load_gold_collection(root / "eval" / "demo.gold.json", library, "demo", split_types=True)
+            )
+        elif name == "dev-shared":
+            path = root / "eval" / "dev-shared.gold.json"
+            if not (root / ".." / "shared" / "documents").is_dir():
+                print(f"skipping {name}: ../shared/documents not found beside {root}")
+                continue
+            out.append(load_gold_collection(path, library, "dev-shared", split_types=False))
+        else:
+            raise SystemExit(f"unknown collection {name!r}")
+        c = out[-1]
+        print(
+            f"   {name}: {len(c.questions)} judged questions, {len(c.passages)} passages ({time.time() - t0:.0f} s)"
+        )
+    return out
+
+
+def cv_main(names: list[str], root: Path, shared: Path, cache: Path, out: Path | None) -> int:
+    from ragcore.corpus import default_library
+
+    library = default_library()
+    collections = load_all(names, root, shared, library)
+    preps = []
+    for coll in collections:
+        done = timed(f"dense {coll.name}")
+        preps.append(Prepared(coll, dense_rankings(coll, library, cache)))
+        done()
+    result = cross_validate(preps)
+    print_table(result)
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(result, indent=1) + "\n")
+        out.with_suffix(".md").write_text(markdown_table(result))
+        print(f"wrote {out} and {out.with_suffix('.md')}")
+    return 0
+
+
+def markdown_table(result: dict) -> str:
+    """The held-out table as Markdown (README and docs/decisions.md quote it)."""
+    folds = result["folds"]
+    families = list(folds[0]["families"]) if folds else []
+    lines = [
+        "| collection | questions | BM25 | dense | "
+        + " | ".join(families)
+        + " | **chosen** | chosen − BM25 [95% CI] | chosen − dense [95% CI] |",
+        "|---|---|---|---|" + "---|" * len(families) + "---|---|---|",
+    ]
+    for row in folds:
+        cm = row["chosen_minus"]
+        cis = [f"{cm[n]['diff']:+.3f} [{cm[n]['low']:+.3f}, {cm[n]['high']:+.3f}]" for n in ("bm25", "dense")]
+        cells = [f"{row['families'][f]['held_out']:.3f}" for f in families]
+        lines.append(
+            f"| {row['collection']} | {row['questions']} | {row['bm25']:.3f} | {row['dense']:.3f} | "
+            + " | ".join(cells)
+            + f" | **{row['chosen']['held_out']:.3f}** | {cis[0]} | {cis[1]} |"
+        )
+    return "\n".join(lines) + "\n"
