@@ -269,7 +269,14 @@ def cmd_ask(args) -> int:
     corpus, found = _search(args)
     pinned = curated_match(args, corpus) if found.hits else None
     env = {} if pinned is not None else os.environ  # a pinned answer leads: no model call
-    result = answer_question(args.question, found.hits, lens=args.lens, env=env, documents=corpus.documents)
+    result = answer_question(
+        args.question,
+        found.hits,
+        lens=args.lens,
+        env=env,
+        documents=corpus.documents,
+        passages=corpus.passages,
+    )
     answers = [result.answer] if pinned is None else [curated_answer(pinned), result.answer]
     if args.json:
         out = {

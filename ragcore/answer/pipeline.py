@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..lenses import Lens, LensChoice, choose_lens, run_lens
-from ..records import Answer, Hit, SentenceKind
+from ..records import Answer, Hit, Passage, SentenceKind
 from .extractive import extractive_answer
 from .semantic import similarity_for
 
@@ -38,6 +38,7 @@ def answer_question(
     stream_callback: Callable[[str], None] | None = None,
     completion: Callable[..., Any] | None = None,
     documents=None,
+    passages: Sequence[Passage] | None = None,
 ) -> AskResult:
     """Choose and run the lens, then answer: by model when one is configured
     (``env`` holds the keys), else extractively."""
@@ -45,7 +46,8 @@ def answer_question(
 
     env = os.environ if env is None else env
     choice = choose_lens(question, lens)
-    found = run_lens(choice, hits)
+    # with the collection's passages the lens reads all that mention the question's subject
+    found = run_lens(choice, hits, collection=passages, question=question)
 
     def fallback(reason: str) -> Answer:
         return extractive_answer(

@@ -47,7 +47,8 @@ ABSOLUTES: tuple[tuple[str, str, str], ...] = (
     ("guarantee", "plain", r"guarantee[sd]?|guaranteeing"),
     ("warranty", "plain", r"warrant(?:y|ies|s)"),
     ("promise", "plain", r"promise[sd]?"),
-    ("warranty", "denial", r"[\"“]?as\s+is[\"”]?(?=\s+(?:and|or|basis)\b|[\"”,.])"),
+    # "as is": provided with no guarantee of any kind
+    ("guarantee", "denial", r"[\"“]?as\s+is[\"”]?(?=\s+(?:and|or|basis)\b|[\"”,.])"),
     ("always", "plain", r"always|at\s+all\s+times|at\s+every\s+moment|forever|in\s+perpetuity"),
     ("always", "negative", r"never"),
     ("unlimited", "plain", r"unlimited"),
@@ -77,7 +78,7 @@ WEAK_TERMS = frozenset({"all", "must"})  # the commitment families, listed after
 
 _NEGATORS = frozenset(
     "no not never without nor neither cannot can't don't doesn't didn't isn't aren't wasn't won't "
-    "shouldn't wouldn't couldn't disclaim disclaims disclaimed".split()
+    "shouldn't wouldn't couldn't disclaim disclaims disclaimed disclaimer disclaimers".split()
 )
 _TERMINATORS = frozenset({"and", "but", "however", "although", "though"})
 _NEGATION_WINDOW = 3  # words before the term, within its clause
@@ -91,12 +92,12 @@ _CLAUSE_TITLE = re.compile(r"^\s*#*\s*(?:\d+(?:\.\d+)*\.?|section\s+\d+\.?)\s+\S
 _SUBJECT_WORDS = 8
 _SUBJECT_SKIP = frozenset("that to you we us they it i our your their the a an is are be".split())
 # Families that are one kind of claim for the contradiction rule.
-# Families that make one kind of claim: a guarantee and a warranty (and "as is",
-# which denies one) are one commitment; every other family is its own kind
-# ("always" holds "never", "at all times" and "forever").
-_KIND_OF_CLAIM = {"guarantee": "commitment", "warranty": "commitment"}
+# Each family is one kind of claim; commitments (guarantee, warranty, promise)
+# are compared on their own term, the others on their topic words.
 _CLAIM_PATTERN = {
-    "commitment": r"guarantee[sd]?|guaranteeing|warrant(?:y|ies|s)|as\s+is",
+    "guarantee": r"guarantee[sd]?|guaranteeing|as\s+is",
+    "warranty": r"warrant(?:y|ies|s)",
+    "promise": r"promise[sd]?",
 }
 
 
@@ -259,7 +260,7 @@ def find_absolutes(text: str) -> list[TermMatch]:
         )
         scope = denied_sentences.get(sentence)
         negated = neg is not None or (scope is not None and scope < start)
-        if negated and family in _KIND_OF_CLAIM and sentence not in denied_sentences:
+        if negated and family in _NOUN_TERMS and sentence not in denied_sentences:
             denied_sentences[sentence] = start
         phrase = phrase_bounds(text, sentence, start)
         out.append(
@@ -307,13 +308,14 @@ def _quoted_claim(f: Finding) -> bool:
 def _contradict(a: Finding, b: Finding) -> bool:
     """The shared rule between documents, for claims of one kind, with each
     finding's own negation as what it denies: commitments are compared on
-    their term, universal claims on their topic words."""
+    their term (a denial of the whole offering covers every claim of its
+    term), other claims on their topic words."""
     if _denies(a) == _denies(b) or a.doc == b.doc:
         return False  # a document qualifying its own statement ("except as set out ...") is one position
-    kind = _KIND_OF_CLAIM.get(a.term, a.term)
-    if kind != _KIND_OF_CLAIM.get(b.term, b.term):
+    kind = a.term
+    if kind != b.term:
         return False
-    term = _CLAIM_PATTERN["commitment"] if kind == "commitment" else None
+    term = _CLAIM_PATTERN.get(kind)
     sa = _statement(a.phrase, a.matched, _denies(a), _quoted_claim(a))
     sb = _statement(b.phrase, b.matched, _denies(b), _quoted_claim(b))
     return contradicts(sa, sb, term)
@@ -343,6 +345,11 @@ def _findings(hits: Sequence[Hit]) -> list[Finding]:
     return findings
 
 
+def _word(f: Finding) -> str:
+    """The term as a word stem ("guarantees" and "guarantee" meet, "as is" does not)."""
+    return re.sub(r"\W", "", f.matched.lower())[:6]
+
+
 def _contradiction_pairs(findings: Sequence[Finding]) -> list[tuple[int, int]]:
     """Contradicting pairs, one per pair of sentences and kind of claim: one
     sentence makes one claim of a kind, however many of its words match."""
@@ -351,7 +358,7 @@ def _contradiction_pairs(findings: Sequence[Finding]) -> list[tuple[int, int]]:
     for i, a in enumerate(findings):
         for j in range(i + 1, len(findings)):
             b = findings[j]
-            key = (a.doc, a.sentence, b.doc, b.sentence, _KIND_OF_CLAIM.get(a.term, a.term))
+            key = (a.doc, a.sentence, b.doc, b.sentence, a.term)
             if key not in seen and _contradict(a, b):
                 seen.add(key)
                 pairs.append((i, j))
@@ -365,7 +372,7 @@ def risk_lens(hits: Sequence[Hit]) -> RiskLens:
     findings = _findings(hits)
     # the plainest contradictions first: one term against its own denial ("guarantee" / "no guarantees")
     pairs = sorted(
-        _contradiction_pairs(findings), key=lambda p: (findings[p[0]].term != findings[p[1]].term, p)
+        _contradiction_pairs(findings), key=lambda p: (_word(findings[p[0]]) != _word(findings[p[1]]), p)
     )
     rank = {}
     for k, (i, j) in enumerate(pairs):

@@ -122,11 +122,10 @@ class Asking:
         completion: Completion | None = None,
         curated: bool = True,
     ) -> AskOutcome:
-        """Retrieve, then apply the lens and answer: by a model when one is
-        configured in ``env`` (the call is logged in the AI log under
-        ``session``), else extractively. With ``curated`` and a curated
-        question close to this one, its pinned answer comes first and the
-        computed answer (extractive: no model call) follows it."""
+        """Retrieve, then apply the lens (over the collection) and answer: by a model when one is
+        configured in ``env`` (logged in the AI log under ``session``), else extractively. With
+        ``curated`` and a curated question close to this one, its pinned answer comes first and
+        the computed answer (extractive: no model call) follows it."""
         from ..answer.pipeline import answer_question
 
         question = check_question(question)
@@ -154,6 +153,7 @@ class Asking:
             stream_callback=stream_callback,
             completion=completion,
             documents=searched.corpus.documents,
+            passages=searched.passages,
         )
         timings["answer"] = (time.perf_counter() - t0) * 1000
         notes.extend(result.notes)

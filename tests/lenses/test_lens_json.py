@@ -12,7 +12,8 @@ DOCS = {
     "a.md": "# Plans\n\nThe Pro plan is $20 per month.\n\nWe guarantee uptime.\n",
     "b.md": "# Notes\n\nThe Pro plan is $25 per month.\n\nWe make no guarantees about uptime.\n",
 }
-KEYS = {"kind", "triggers", "chosen_by", "figures", "conflicts", "findings"}
+# the keys readers rely on, plus "documents_read" (an extension: how many documents the lens read)
+KEYS = {"kind", "triggers", "chosen_by", "figures", "conflicts", "findings", "documents_read"}
 
 
 def test_money_fills_figures_and_conflicts_only(make_hits) -> None:
@@ -46,6 +47,7 @@ def test_none_is_empty(make_hits) -> None:
         "figures": [],
         "conflicts": [],
         "findings": [],
+        "documents_read": 0,
     }
 
 
