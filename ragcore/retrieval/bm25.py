@@ -86,6 +86,30 @@ def heading_texts(passages: Iterable[Passage], params: BM25Params | None = None)
     return out
 
 
+def _bigram_matrix(
+    bigram_keys: list[np.ndarray], bigram_rows: list[np.ndarray], n_docs: int
+) -> tuple[np.ndarray, sparse.csc_matrix]:
+    """The distinct bigram keys and a passages x keys presence matrix (CSC)."""
+    if not bigram_keys:
+        return np.zeros(0, dtype=np.int64), sparse.csc_matrix((n_docs, 0), dtype=np.float32)
+    keys = np.concatenate(bigram_keys)
+    brow = np.concatenate(bigram_rows)
+    # Sort once by key: the columns of the bigram matrix are the
+    # distinct keys, so a stable sort gives a CSC layout directly.
+    order = np.argsort(keys, kind="stable")
+    keys = keys[order]
+    brow = brow[order]
+    del order
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    distinct = keys[starts]
+    del keys
+    indptr = np.r_[starts, len(brow)].astype(np.int64)
+    matrix = sparse.csc_matrix(
+        (np.ones(len(brow), dtype=np.float32), brow, indptr), shape=(n_docs, len(distinct))
+    )
+    return distinct, matrix
+
+
 class BM25Index:
     """Scores every passage for a query in one sparse product."""
 
@@ -146,26 +170,7 @@ class BM25Index:
         self.heading = sparse.csc_matrix(
             (np.ones(len(heading_rows)), (heading_rows, heading_cols)), shape=(n_docs, n_terms)
         )
-        if bigram_keys:
-            keys = np.concatenate(bigram_keys)
-            brow = np.concatenate(bigram_rows)
-            del bigram_keys, bigram_rows
-            # Sort once by key: the columns of the bigram matrix are the
-            # distinct keys, so a stable sort gives a CSC layout directly.
-            order = np.argsort(keys, kind="stable")
-            keys = keys[order]
-            brow = brow[order]
-            del order
-            starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
-            self.bigram_keys = keys[starts]
-            del keys
-            indptr = np.r_[starts, len(brow)].astype(np.int64)
-            self.bigrams = sparse.csc_matrix(
-                (np.ones(len(brow), dtype=np.float32), brow, indptr), shape=(n_docs, len(self.bigram_keys))
-            )
-        else:
-            self.bigram_keys = np.zeros(0, dtype=np.int64)
-            self.bigrams = sparse.csc_matrix((n_docs, 0), dtype=np.float32)
+        self.bigram_keys, self.bigrams = _bigram_matrix(bigram_keys, bigram_rows, n_docs)
 
     @classmethod
     def from_passages(cls, passages: Sequence[Passage], params: BM25Params | None = None) -> BM25Index:

@@ -136,6 +136,12 @@ class Embedder:
         """The query's vector (dim,), read-only, cached per exact text (LRU)."""
         if not isinstance(text, str):
             raise TypeError(f"query is {type(text).__name__}, not str")
+        if settings().isolation == "session":
+            # Visitors share this process: a cache hit would tell one visitor, by its speed,
+            # that another asked the same question. Each query is embedded afresh.
+            vector = self._embed([text], batch_size=1)[0]
+            vector.setflags(write=False)
+            return vector
         with self._cache_lock:
             cached = self._cache.get(text)
             if cached is not None:

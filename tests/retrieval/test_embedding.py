@@ -273,3 +273,22 @@ def test_registry_entry_matches_models_md() -> None:
     assert SPEC.dim == 384 and SPEC.pooling == "mean" and SPEC.normalize and SPEC.max_length == 256
     assert set(SPEC.files) == set(SPEC.sources) == {"model.onnx", "tokenizer.json"}
     assert model_registry.REGISTRY[SPEC.name] is SPEC
+
+
+def test_no_query_cache_under_session_isolation(monkeypatch) -> None:
+    """Under RAGCORE_ISOLATION=session no query vector is reused: a fast repeat would
+    tell a visitor that another visitor asked the same question (issue 17, item 1)."""
+    from ragcore.retrieval.embedding import get_embedder
+
+    embedder = get_embedder()
+    monkeypatch.setenv("RAGCORE_ISOLATION", "session")
+    hits, misses = embedder.query_cache_hits, embedder.query_cache_misses
+    question = "a question only this test asks, twice"
+    first, second = embedder.embed_query(question), embedder.embed_query(question)
+    assert (embedder.query_cache_hits, embedder.query_cache_misses) == (hits, misses)
+    assert question not in embedder._cache
+    assert abs(float(first @ second) - 1.0) < 1e-5
+    monkeypatch.setenv("RAGCORE_ISOLATION", "shared")
+    embedder.embed_query(question)
+    embedder.embed_query(question)
+    assert embedder.query_cache_hits == hits + 1

@@ -216,23 +216,12 @@ def extract_figures(
         subject = f"{base} / billed {billing}" if billing and base else base
         raw = text[amt.start : amt.stop].strip()
         stance = _stance(text, amt)
-        for value, a, b in amt.values:
-            found.append(
-                FigureMatch(
-                    value,
-                    amt.currency,
-                    period,
-                    raw,
-                    a,
-                    b,
-                    subject,
-                    billing,
-                    phrase[0],
-                    phrase[1],
-                    marks[k],
-                    stance,
-                )
+        found.extend(
+            FigureMatch(
+                value, amt.currency, period, raw, a, b, subject, billing, *phrase[:2], marks[k], stance
             )
+            for value, a, b in amt.values
+        )
         prev_base, prev_billing = base, billing
     return found
 
