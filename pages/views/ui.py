@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import re
+import runpy
 from pathlib import Path
 
 import streamlit as st
@@ -19,6 +20,7 @@ from ragcore.records import Passage
 from ragcore.services import DEMO_COLLECTION, DocumentView, Workspace
 from ragcore.services.generation import LOCAL_LABEL  # noqa: F401 - the sidebar's label for a local model
 
+APP_SCRIPT = Path(__file__).resolve().parents[2] / "app.py"
 MODES = {
     "hybrid": "Hybrid (BM25 + dense, fused)",
     "bm25": "BM25 (words)",
@@ -50,6 +52,28 @@ CSS = """
   padding:2px 0 2px 10px;max-height:16em;overflow-y:auto}
 </style>
 """
+
+
+# ------------------------------------------------------------ frame
+
+
+def require_frame() -> None:
+    """Make sure this page runs inside app.py's frame (sidebar, page config).
+
+    With a ``pages/`` folder beside the entry point, Streamlit's first script
+    run of a process follows its older pages-folder rule: an address such as
+    ``/evaluation`` runs ``pages/evaluation.py`` alone, and every file there is
+    listed as a page. Then the rule is turned off and app.py runs in its
+    place, whose ``st.navigation`` serves this same page inside the frame;
+    app.py is run here rather than by a rerun, which would drop the click or
+    upload this run was started by.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        runpy.run_path(str(APP_SCRIPT), run_name="__main__")
+        st.stop()
 
 
 # ------------------------------------------------------------ workspace
