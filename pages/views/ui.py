@@ -8,6 +8,7 @@ here, then shown with ``st.html`` (which sanitises again).
 
 from __future__ import annotations
 
+import base64
 import html
 import re
 import runpy
@@ -16,6 +17,7 @@ from pathlib import Path
 import streamlit as st
 
 from ragcore import config, owner
+from ragcore.pdf_marks import mark_band
 from ragcore.records import Passage
 from ragcore.services import DEMO_COLLECTION, DocumentView, Workspace
 from ragcore.services.generation import LOCAL_LABEL  # noqa: F401 - the sidebar's label for a local model
@@ -218,7 +220,16 @@ def _pdf_page(ws: Workspace, coll: str, view: DocumentView, key: str) -> None:
         return
     st.markdown(f"**Page {page} of the PDF**, cited lines highlighted")
     if _has_pdf_viewer():
-        st.pdf(data, height=640, key=f"{key}-pdf")
+        from streamlit_pdf import pdf_viewer
+
+        # A data address rather than a media file, which the server drops when the dialog closes
+        # while the viewer may still ask for it (a 404 for /media/<hash>.pdf).
+        pdf_viewer(
+            "data:application/pdf;base64," + base64.b64encode(data).decode(), height=640, key=f"{key}-pdf"
+        )
+        band = mark_band(data)
+        if band is not None:
+            _scroll_dialog_to(band[0])
     st.download_button(
         f"Download page {page} (highlighted PDF)",
         data,
@@ -226,6 +237,50 @@ def _pdf_page(ws: Workspace, coll: str, view: DocumentView, key: str) -> None:
         mime="application/pdf",
         key=f"{key}-pdf-dl",
     )
+
+
+# The dialog scrolls, not the viewer (it draws the page at full height): once the page is drawn,
+# bring the mark to the upper third of the dialog. The viewer draws inside a shadow root. A
+# components.v2 script runs in the page itself (no iframe, so no iframe permission warnings).
+_SCROLL_JS = """
+function scrollTo(scroller, y) {
+  scroller.scrollTop += y - scroller.getBoundingClientRect().top - scroller.clientHeight / 3;
+}
+function innerScroller(el) {
+  for (let e = el.parentElement; e; e = e.parentElement) {
+    const overflow = getComputedStyle(e).overflowY;
+    if ((overflow === "auto" || overflow === "scroll") && e.scrollHeight > e.clientHeight) return e;
+  }
+  return null;
+}
+export default function (component) {
+  const top = component.data.top;
+  const host = component.parentElement.host || component.parentElement;
+  let tries = 0;
+  const timer = setInterval(() => {
+    tries += 1;
+    const dialog = host.closest(".stDialog");
+    let canvas = null;
+    for (const el of dialog ? dialog.querySelectorAll("*") : []) {
+      const found = el.shadowRoot && el.shadowRoot.querySelector("[class*='_pageContainer_'] canvas");
+      if (found && found.getBoundingClientRect().height > 100) canvas = found;
+    }
+    if (canvas) {
+      const mark = () => { const r = canvas.getBoundingClientRect(); return r.top + top * r.height; };
+      const viewer = innerScroller(canvas);
+      if (viewer) scrollTo(viewer, mark());
+      scrollTo(dialog, mark());
+    }
+    if (canvas || tries > 50) clearInterval(timer);
+  }, 200);
+  return () => clearInterval(timer);
+}
+"""
+_scroll_to_mark = st.components.v2.component("ragcore.scroll_to_mark", js=_SCROLL_JS)
+
+
+def _scroll_dialog_to(top: float) -> None:
+    _scroll_to_mark(data={"top": round(top, 4)}, key="scroll-to-mark")
 
 
 def _has_pdf_viewer() -> bool:

@@ -170,7 +170,9 @@ def test_the_helper_module_is_not_a_page() -> None:
     assert (
         not (REPO / "pages" / "_geneval.py").exists() and (REPO / "pages" / "views" / "geneval.py").exists()
     )
-    assert re.search(r"from pages\.views import .*\bgeneval\b", (REPO / "pages" / "evaluation.py").read_text())
+    assert re.search(
+        r"from pages\.views import .*\bgeneval\b", (REPO / "pages" / "evaluation.py").read_text()
+    )
 
 
 def test_model_and_document_text_render_inert(app_env, tmp_path, monkeypatch) -> None:
