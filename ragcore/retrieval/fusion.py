@@ -11,7 +11,17 @@ same shape. The methods:
   Fox & Shaw's CombSUM (TREC-2, 1994) with weights, which Bruch, Gai &
   Ingber ("An Analysis of Fusion Functions for Hybrid Retrieval", ACM TOIS
   2023) found more robust than RRF when one signal is much weaker.
-- Query-signal RRF (the default): RRF with k = ``k`` in
+- Learned fusion (the default): each passage in either list is scored by
+  a linear function of its reciprocal ranks, its normalised scores and the
+  share of the query's idf mass it holds, each also multiplied by
+  per-query signals (the idf coverage of each list's top passage, the
+  lists' agreement, dense's score spread, the query's length), so how far
+  each list is trusted is set per query; fitted by a listwise loss inside
+  leave-one-collection-out cross-validation only (``learned_fusion``;
+  Vogt & Cottrell, Information Retrieval 1999; Cao et al., ICML 2007;
+  Bruch, Gai & Ingber, TOIS 2023). The constants and the weights are
+  chosen and fitted as docs/decisions.md says.
+- Query-signal RRF (the previous default): RRF with k = ``k`` in
   which BM25's weight is set per query from what the query and the two
   rankings show: it is 0 when the passage dense ranks first holds less
   than a fifth of the query's idf mass, since BM25 is then matching

@@ -61,7 +61,7 @@ class MilvusRetriever(Retriever):
         self.passages: list[Passage] = corpus.passages
         self.vector_cache = vector_cache
         self.fusion = fusion_config or FusionConfig()
-        if self.fusion.method == "signals":
+        if self.fusion.method in ("signals", "learned"):
             # The per-query "signals" rule reads term statistics of the
             # embedded BM25 index, which Milvus does not hold: until Milvus
             # computes them, hybrid here uses the previous default, agreement.
