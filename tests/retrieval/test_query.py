@@ -93,7 +93,9 @@ def test_rank_by_parts_ranks_each_part_and_the_whole():
 def test_part_queries_carry_rules():
     parts = ["What is the API rate limit?", "which error code says it was hit?"]
     assert part_queries(parts, "never") == parts
-    assert part_queries(parts, "pronoun")[1] == "which error code says it was hit? What is the API rate limit?"
+    assert (
+        part_queries(parts, "pronoun")[1] == "which error code says it was hit? What is the API rate limit?"
+    )
     plain = ["What is the uptime?", "what credits apply?"]
     assert part_queries(plain, "pronoun") == plain
     assert part_queries(plain, "always")[1] == "what credits apply? What is the uptime?"
