@@ -92,6 +92,12 @@ def _noun_phrase_before(prefix: str) -> tuple[list[str], bool, bool]:
     precedes it (then it is a quantity, not what is priced); and whether it is
     a proper name (every word capitalised, e.g. a customer)."""
     toks = _tokens(prefix)
+    # run-together PDF text ("expense.Adjusted EBITDA loss"): a sentence ends inside the token
+    for j in range(len(toks) - 1, -1, -1):
+        glued = re.search(r"[a-z][.!?]([A-Z][\w-]*)$", toks[j])
+        if glued is not None:
+            toks = [glued.group(1), *toks[j + 1 :]]
+            break
     i = len(toks) - 1
     while i >= 0 and (_clean_word(toks[i]) in _LINKS or _clean_word(toks[i]) in _DETERMINERS):
         i -= 1
@@ -141,12 +147,17 @@ def _plan_phrase_after(text: str, window: int = 8) -> list[str]:
     return []
 
 
+_SIGN_WORDS = frozenset({"loss", "profit"})
+
+
 def subject_key(subject: str) -> str:
     """Comparison key of a subject: stemmed content words without plan filler,
     so "Pro plan" and "pro" meet, and "lowest subscription tier" meets "lowest tier"."""
     base, _, billing = subject.partition(" / billed ")
     base_words = [w for w in re.split(r"[\s/]+", base) if w]
     kept = [stem(w) for w in base_words if w not in _FILLER] or [stem(w) for w in base_words]
+    if len(kept) > 1 and kept[-1] in _SIGN_WORDS:
+        kept = kept[:-1]  # "Adjusted EBITDA loss" and "Adjusted EBITDA" are one line item, signed
     key = " ".join(kept)
     return f"{key} | {billing}" if billing else key
 
