@@ -90,6 +90,11 @@ _DIFFERENCE_BEFORE = re.compile(
 _DIFFERENCE_AFTER = re.compile(
     r"\s*(?:net\s+)?(?:increase|decrease|reduction|improvement|decline|rise|drop|growth)s?\b", re.IGNORECASE
 )
+_FEE_HEADS = frozenset("fee fees charge surcharge deposit credit payment discount rebate penalty".split())
+# An amount that names its charge after it: "a $250 reinstatement fee", "a $40 late-payment charge".
+_FEE_AFTER = re.compile(
+    r"[ \t]+((?:[A-Za-z][\w-]*[ \t]+){0,3}(?:" + "|".join(sorted(_FEE_HEADS)) + r"))\b", re.IGNORECASE
+)
 _ABBREVIATION = re.compile(r"((?:[A-Za-z][\w-]*\s+){1,5})\(([A-Z]{2,6})\)")
 # A time phrase between a subject and its verb: "Cash at <date> was", "New ARR added in the fourth quarter was".
 _TIME_PHRASE = re.compile(
@@ -122,6 +127,10 @@ def _prose_subject(text: str, amt: _Amount, segment_start: int, fallback: str) -
     the sentence's plan when that phrase is a pronoun, a quantity or a name,
     else ``fallback`` (the plan named last before the sentence, or the heading)."""
     np_words, quantity, proper = _noun_phrase_before(_mask_time(text[segment_start : amt.start]))
+    named_after = _FEE_AFTER.match(text, amt.stop, amt.sentence[1])
+    if named_after is not None and not (np_words and np_words[-1] in _FEE_HEADS):
+        # "is subject to a $250 reinstatement fee": the fee named after the amount
+        return _normalise_phrase([_clean_word(t) for t in _tokens(named_after.group(1))])
     before = text[amt.sentence[0] : amt.start]
     if not np_words or quantity or proper or np_words[-1] in _PRONOUNS:
         kept = np_words if np_words and np_words[-1] not in _PRONOUNS else []
