@@ -248,7 +248,9 @@ def extract_figures(
                 _mask_time(text[seg_start : amt.start])
             )
             # "$48 for the full year or $4 per month": one subject for both
-            fallback = _fallback_subject(text, amt.sentence[0], label, prior)
+            # a heading names the price under it ("## Starter" / "$49 a month"), not
+            # every total in its prose: only an amount with a unit falls back to it
+            fallback = _fallback_subject(text, amt.sentence[0], label if amt.period else "", prior)
             base = prev_base if continuation else _prose_subject(text, amt, seg_start, fallback)
             billing = _billing_term(text, seg_start, seg_end, amt.start, amt.stop)
             if billing is None and continuation:

@@ -111,3 +111,10 @@ def test_the_item_names_the_billing_term_in_words(make_hits) -> None:
     assert mention.subject == "growth plan / billed monthly"
     assert mention.item == "growth plan (billed monthly)"
     assert mention.to_json()["item"] == "growth plan (billed monthly)"
+
+
+def test_a_heading_names_a_price_under_it_but_not_every_total_in_its_prose() -> None:
+    (price,) = extract_figures("Billed at $49 a month.", label="Plans > Starter")
+    assert price.subject == "starter"
+    (total,) = extract_figures("In total we received $515 million.", label="Report > Asset sale")
+    assert total.subject == ""
