@@ -98,7 +98,7 @@ def test_subjects_read_like_an_item_name(text: str, subject: str) -> None:
 
 
 def test_a_heading_that_is_a_generic_word_and_a_preposition_names_what_follows() -> None:
-    (figure,) = extract_figures("Write it as $12.", label="Guide > Prices in brochures")
+    (figure,) = extract_figures("Write it as $12 a month.", label="Guide > Prices in brochures")
     assert figure.subject == "brochures"
 
 
