@@ -161,14 +161,6 @@ def test_trim_span_leaves_out_lines_shared_with_lower_grades(pool_script):
     assert trim(81, 81, 1, [(77, 81, 0)]) is None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "the pool predates the BM25 change of issue 22 (stop list, k1/b, identifiers): the re-made "
-        "eval/results/demo.json has 282 unjudged (question, passage) pairs in bm25's and hybrid's top 10, "
-        "counted as not relevant; extend the pool (scripts/pool_goldset.py) and this passes"
-    ),
-)
 def test_stored_run_scores_this_gold_set(gold):
     assert RUN.is_file(), (
         "eval/results/demo.json is missing: run python -m ragcore eval --gold eval/demo.gold.json"
