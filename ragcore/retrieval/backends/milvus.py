@@ -15,6 +15,7 @@ Every call carries a timeout; a Milvus that is unreachable or slow becomes
 
 from __future__ import annotations
 
+import base64
 import logging
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -24,7 +25,7 @@ from typing import Literal
 import numpy as np
 
 from ... import errors
-from ...records import Passage
+from ...records import Passage, sha256_hex
 from ..bm25 import BM25Params
 from . import IndexTarget
 from . import milvus_schema as schema
@@ -58,6 +59,8 @@ class SyncReport:
     removed: int
     kept: int
     reused: bool  # the marker matched: nothing was scanned
+    before: str = ""  # content key of what the collection held before (when scanned)
+    added_rows: tuple[int, ...] = ()  # rows of the passages inserted now
 
 
 _clients: dict[tuple[str, str], object] = {}
@@ -173,6 +176,7 @@ class MilvusIndex:
         self.bm25_params = bm25 or BM25Params()
         self._ready = False
         self._meta_ready = False
+        self._blobs_ready = False
 
     @property
     def client(self):
@@ -226,6 +230,7 @@ class MilvusIndex:
         if self._do("look up the collection", "has_collection", self.name):
             self._do("drop the collection", "drop_collection", self.name)
         self.set_meta(self.name, "")
+        self.write_blob(self.name, b"")
         self._ready = False
 
     def exists(self) -> bool:
@@ -243,6 +248,74 @@ class MilvusIndex:
         row = {"key": key, "value": value, "v": [0.0, 0.0]}
         self._do("write the meta collection", "upsert", schema.META_COLLECTION, [row])
 
+    # -------------------------------------------------------------- blobs
+
+    def _ensure_blobs(self) -> None:
+        if self._blobs_ready:
+            return
+        if not self._do("look up the statistics collection", "has_collection", schema.BLOB_COLLECTION):
+            params = self.client.prepare_index_params()
+            params.add_index(field_name="v", index_type="FLAT", metric_type="L2")
+            self._do(
+                "create the statistics collection",
+                "create_collection",
+                schema.BLOB_COLLECTION,
+                schema=schema.build_blob_schema(),
+                index_params=params,
+                consistency_level="Strong",
+            )
+        self._do("load the statistics collection", "load_collection", schema.BLOB_COLLECTION)
+        self._blobs_ready = True
+
+    def read_blob(self, key: str) -> bytes | None:
+        """The bytes last written under ``key`` by ``write_blob``, or None
+        (never written, emptied, or incomplete)."""
+        self._ensure_blobs()
+        head = self._do("read statistics", "get", schema.BLOB_COLLECTION, ids=[key])
+        if not head or not str(head[0]["value"]):
+            return None
+        parts, digest = str(head[0]["value"]).split(":")
+        ids = [f"{key}#{i}" for i in range(int(parts))]
+        got = {
+            str(r["key"]): str(r["value"])
+            for r in self._do("read statistics", "get", schema.BLOB_COLLECTION, ids=ids)
+        }
+        if len(got) != len(ids):
+            return None
+        data = base64.b64decode("".join(got[i] for i in ids))
+        return data if sha256_hex(data)[:16] == digest else None
+
+    def write_blob(self, key: str, data: bytes) -> None:
+        """Keep ``data`` under ``key`` (in parts of a VARCHAR's size; the head
+        row, written last, names the parts and their digest)."""
+        self._ensure_blobs()
+        head = self._do("read statistics", "get", schema.BLOB_COLLECTION, ids=[key])
+        old_parts = int(str(head[0]["value"]).split(":")[0]) if head and str(head[0]["value"]) else 0
+        text = base64.b64encode(data).decode("ascii")
+        size = schema.BLOB_PART_CHARS
+        parts = [text[i : i + size] for i in range(0, len(text), size)]
+        rows = [{"key": f"{key}#{i}", "value": part, "v": [0.0, 0.0]} for i, part in enumerate(parts)]
+        for start in range(0, len(rows), 16):
+            self._do(
+                "write statistics",
+                "upsert",
+                schema.BLOB_COLLECTION,
+                rows[start : start + 16],
+                timeout=WRITE_TIMEOUT_S,
+            )
+        value = f"{len(parts)}:{sha256_hex(data)[:16]}" if data else ""
+        self._do(
+            "write statistics",
+            "upsert",
+            schema.BLOB_COLLECTION,
+            [{"key": key, "value": value, "v": [0.0, 0.0]}],
+        )
+        if old_parts > len(parts):
+            extra = [f"{key}#{i}" for i in range(len(parts), old_parts)]
+            self._do(
+                "delete statistics", "delete", schema.BLOB_COLLECTION, ids=extra, timeout=WRITE_TIMEOUT_S
+            )
+
     # --------------------------------------------------------------- sync
 
     def sync(
@@ -251,18 +324,27 @@ class MilvusIndex:
         keys: Sequence[str],
         vectors_for: Callable[[list[int]], np.ndarray],
         collection: str,
+        *,
+        removed_rows: list[dict[str, object]] | None = None,
     ) -> SyncReport:
         """Make the collection hold exactly ``passages`` (keyed by ``keys``);
-        ``vectors_for(rows)`` gives the vectors of the passages at ``rows``."""
+        ``vectors_for(rows)`` gives the vectors of the passages at ``rows``.
+        With ``removed_rows``, the text, doc and label of each deleted
+        passage are appended to it first (to count them out of statistics)."""
         self.ensure()
         wanted = schema.content_key(keys)
         if self.meta(self.name) == wanted:
-            return SyncReport(0, 0, len(keys), reused=True)
+            return SyncReport(0, 0, len(keys), reused=True, before=wanted)
         stored = set(self.stored_keys())
         key_set = set(keys)
         stale = [k for k in stored if k not in key_set]
         for start in range(0, len(stale), DELETE_BATCH):
             part = stale[start : start + DELETE_BATCH]
+            if removed_rows is not None:
+                fields = ["pk", "text", "doc", "label", "passage_index"]
+                removed_rows.extend(
+                    self._do("read passages", "get", self.name, ids=part, output_fields=fields)
+                )
             self._do("delete passages", "delete", self.name, ids=part, timeout=WRITE_TIMEOUT_S)
         todo: dict[str, int] = {}
         for i, key in enumerate(keys):
@@ -283,7 +365,8 @@ class MilvusIndex:
         if rows or stale:
             self._settle()
         self.set_meta(self.name, wanted)
-        return SyncReport(len(rows), len(stale), len(key_set & stored), reused=False)
+        before = schema.content_key(stored)
+        return SyncReport(len(rows), len(stale), len(key_set & stored), False, before, tuple(rows))
 
     def _settle(self) -> None:
         """Seal what was written and build the search indexes now, as part of
