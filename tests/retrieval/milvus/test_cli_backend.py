@@ -97,3 +97,37 @@ def test_server_down_fails_fast_keeps_the_upload_and_indexes_it_when_back(home, 
     finally:
         server.stop()
         forget_client(parse_index(url))
+
+
+@pytest.mark.slow  # starts a loopback server and freezes it
+def test_frozen_server_fails_within_ten_seconds_and_answers_when_it_is_back(home, tmp_path, capsys):
+    _ingest_one(home, tmp_path)
+    capsys.readouterr()
+    server = LoopbackServer(tmp_path / "server", free_port())
+    server.start()
+    url = server.target.uri
+    args = [
+        "otter census",
+        "--library",
+        str(home),
+        "--collection",
+        "team",
+        "--mode",
+        "bm25",
+        "--backend",
+        url,
+    ]
+    try:
+        code, found, err = _search(capsys, *args)
+        assert code == 0 and found["hits"][0]["doc"] == "otters.md", err
+        server.pause()
+        started = time.monotonic()
+        code, _, err = _search(capsys, *args)
+        assert code == 2 and time.monotonic() - started < 10
+        assert "not answering" in err and "time limit" in err
+        server.resume()
+        code, found, err = _search(capsys, *args)
+        assert code == 0 and found["hits"][0]["doc"] == "otters.md", err
+    finally:
+        server.stop()
+        forget_client(parse_index(url))
