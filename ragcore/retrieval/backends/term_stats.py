@@ -30,7 +30,6 @@ from ...records import Passage, sha256_hex
 from ..bm25 import BM25Index, BM25Params, _rank_bm25_idf, heading_texts
 
 FORMAT = 1
-ROW_TERM_CACHE = 4_096  # passages whose token sets are kept between queries
 
 
 def params_key(params: BM25Params) -> str:
@@ -118,43 +117,40 @@ class TermStats:
         df = np.zeros(len(self.vocab), dtype=np.float64)
         df[: len(terms)] = [frequencies.df[t] for t in terms]
         self.idf = _rank_bm25_idf(df, self.size, params.epsilon, df > 0, params.floor_zero_idf)
-        self._row_terms: dict[int, frozenset[str]] = {}
+        self._row_terms: dict[int, np.ndarray] = {}
 
-    def _terms_of(self, row: int) -> frozenset[str]:
-        """The body tokens of passage ``row`` that carry weight in the index
-        (a term with idf <= 0 has no entry in the embedded BM25 matrix)."""
+    def _terms_of(self, row: int) -> np.ndarray:
+        """Sorted vocabulary ids of the body tokens of passage ``row`` that
+        carry weight (a term with idf <= 0 has no entry in the embedded BM25
+        matrix); made on first need and kept (4 bytes a term)."""
         found = self._row_terms.get(row)
         if found is None:
-            idf, vocab = self.idf, self.vocab
-            found = frozenset(
-                t for t in self.params.terms(self.passages[row].text) if t in vocab and idf[vocab[t]] > 0
-            )
-            if len(self._row_terms) >= ROW_TERM_CACHE:
-                self._row_terms.clear()
+            vocab = self.vocab
+            ids = {vocab[t] for t in self.params.terms(self.passages[row].text) if t in vocab}
+            found = np.asarray(sorted(ids), dtype=np.int32)
+            found = found[self.idf[found] > 0] if len(found) else found
             self._row_terms[row] = found
         return found
 
     def coverage(self, tokens: Sequence[str], rows: Sequence[int]) -> list[float]:
         """For each of ``rows``, the share of the query's idf mass (distinct
         known terms) the passage holds (as ``BM25Index.coverage``)."""
-        terms = sorted({t for t in tokens if t in self.vocab}, key=self.vocab.__getitem__)
-        if not terms or not rows:
+        ids = np.asarray(sorted({self.vocab[t] for t in tokens if t in self.vocab}), dtype=np.int32)
+        if not len(ids) or not rows:
             return [0.0] * len(rows)
-        weights = self.idf[[self.vocab[t] for t in terms]]
+        weights = self.idf[ids]
         total = weights.sum()
         if total <= 0:
             return [0.0] * len(rows)
-        out = []
-        for row in rows:
-            held = self._terms_of(row)
-            out.append(float(sum(w for t, w in zip(terms, weights, strict=True) if t in held) / total))
-        return out
+        present = np.asarray([np.isin(ids, self._terms_of(row)) for row in rows], dtype=np.float64)
+        return [float(x) for x in (present @ weights) / total]
 
     def holding(self, term: str, rows: Sequence[int]) -> list[int]:
         """The rows among ``rows`` whose text holds ``term`` (an index token)."""
-        if term not in self.vocab:
+        col = self.vocab.get(term)
+        if col is None:
             return []
-        return [row for row in rows if term in self._terms_of(row)]
+        return [row for row in rows if col in set(self._terms_of(row).tolist())]
 
 
 def removed_passages(rows: Iterable[dict[str, object]]) -> list[Passage]:
