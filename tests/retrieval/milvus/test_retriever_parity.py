@@ -207,6 +207,18 @@ def test_library_changes_propagate(tmp_path, demo, embedder, monkeypatch):
     assert third.bm25.size == wanted.size == len(third.passages)
     assert set(third.bm25.vocab) == set(wanted.vocab) and "gamma" in third.bm25.vocab
     assert all(third.bm25.idf[third.bm25.vocab[t]] == wanted.idf[c] for t, c in wanted.vocab.items())
+    # A re-chunked document: its old spans leave Milvus, its new ones arrive.
+    from ragcore.corpus import rechunk
+
+    b_before = {
+        h.passage.id for h in third.search("ferret audits", "bm25", 10).hits if h.passage.doc == "b.md"
+    }
+    rechunk(library, "team", "b.md", "whole")
+    fourth = retriever()
+    assert fourth.sync_report.removed >= 1 and fourth.sync_report.added == 1 and not counted
+    found = [h.passage for h in fourth.search("ferret audits", "bm25", 10).hits if h.passage.doc == "b.md"]
+    assert b_before and len(found) == 1 and found[0].chunking == "whole"
+    assert set(fourth.index.stored_keys()) == set(fourth._keys)
     # ... and a restart reads them back from Milvus instead of recounting.
     forget_client(parse_index(target))
     again = retriever()
