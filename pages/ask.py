@@ -302,7 +302,7 @@ def show_money(lens: Lens) -> None:
         amounts = joiner.join(format_amount(a, conflict.currency) for a in conflict.amounts)
         per = f" per {conflict.period}" if conflict.period else ""
         with st.container(border=True):
-            subject = ui.md(f"{conflict.subject or 'same item'}{per}")
+            subject = ui.md(f"{conflict.item or 'same item'}{per}")
             st.markdown(f"{RELATION_HEADING[conflict.relation]} · {subject}: **{ui.md(amounts)}**")
             if conflict.reason:
                 st.caption(ui.md(conflict.reason))
@@ -337,7 +337,7 @@ def _relations(lens: Lens) -> dict[tuple[str, float], str]:
 
 
 def _figure_row(figure: Figure, relations: dict[tuple[str, float], str]) -> dict[str, str]:
-    subjects = [m.subject for m in figure.mentions if m.subject]
+    subjects = [m.item for m in figure.mentions if m.item]
     # The item most mentions name (ties: the first), not every fragment joined.
     item = max(dict.fromkeys(subjects), key=subjects.count) if subjects else ""
     return {
