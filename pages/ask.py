@@ -296,7 +296,10 @@ RELATION_HEADING = {"conflict": ":red[**Conflict**]", "change": ":blue[**Change 
 
 
 def show_money(lens: Lens) -> None:
+    implied = _implied_changes(lens)
     for k, conflict in enumerate(lens.conflicts):
+        if k in implied:
+            continue
         # A change lists its amounts oldest first; a conflict has no order.
         joiner = " → " if conflict.relation == "change" else " vs "
         amounts = joiner.join(format_amount(a, conflict.currency) for a in conflict.amounts)
@@ -325,6 +328,25 @@ def show_money(lens: Lens) -> None:
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     else:
         st.caption("No amounts in the passages read.")
+
+
+def _implied_changes(lens: Lens) -> set[int]:
+    """Changes A -> C already shown as A -> B and B -> C for the same item: listed once, as the steps."""
+    steps = {
+        (c.item, c.currency, c.period, c.amounts[0], c.amounts[-1])
+        for c in lens.conflicts
+        if c.relation == "change" and len(c.amounts) == 2
+    }
+    implied = set()
+    for k, c in enumerate(lens.conflicts):
+        if c.relation != "change" or len(c.amounts) != 2:
+            continue
+        key = (c.item, c.currency, c.period)
+        if any(
+            (*key, c.amounts[0], mid) in steps and (*key, mid, c.amounts[1]) in steps for *_, mid, _ in steps
+        ):
+            implied.add(k)
+    return implied
 
 
 def _relations(lens: Lens) -> dict[tuple[str, float], str]:
