@@ -128,7 +128,7 @@ def test_the_money_lens_names_each_item_once_and_tells_a_change_from_a_conflict(
     assert any(h.startswith(":red[**Conflict**]") for h in headings)
     # A chain of changes is shown as its steps: never A -> C beside A -> B and B -> C.
     steps = {
-        tuple(re.search(r"\*\*(.+) → (.+)\*\*$", h).groups())
+        tuple(re.search(r"\*\*([^*]+) → ([^*]+)\*\*$", h).groups())
         for h in headings
         if h.startswith(":blue[**Change") and "→" in h
     }
