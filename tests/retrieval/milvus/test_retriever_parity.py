@@ -121,7 +121,8 @@ def test_hybrid_default_fusion_is_ours_over_the_milvus_lists(pair, questions):
             "dense": [(milvus.row_of(h.passage), h.score) for h in dn],
         }
         signals = fusion.query_signals(embedded.bm25, q, lists["bm25"], lists["dense"])
-        fused = DEFAULT_FUSION.fuse(lists, signals)
+        stats = fusion.fusion_stats(embedded.bm25, q, lists["bm25"], lists["dense"])
+        fused = DEFAULT_FUSION.fuse(lists, signals, stats)
         assert [milvus.row_of(h.passage) for h in result.hits] == [row for row, _ in fused[:10]], q
         agreed, _ = fusion.agreement_rrf(lists["bm25"], lists["dense"])
         moved += [row for row, _ in agreed[:10]] != [row for row, _ in fused[:10]]
