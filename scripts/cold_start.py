@@ -89,7 +89,8 @@ def ask(tab, question: str) -> None:
     except Exception:  # a fast rerun may end before the widget shows
         pass
     running.wait_for(state="hidden", timeout=TIMEOUT_MS)
-    tab.get_by_role("heading", name="Retrieved passages").wait_for(timeout=TIMEOUT_MS)
+    # .first: while a rerun replaces the page, the old heading and the new one can both be there
+    tab.get_by_role("heading", name="Retrieved passages").first.wait_for(timeout=TIMEOUT_MS)
 
 
 def gold_questions() -> list[str]:
@@ -106,14 +107,20 @@ def growth(browser, url: str, pid: int, sessions: int, questions: int) -> dict[s
     before = rss_mb(pid)
     pool = gold_questions()
     started = time.perf_counter()
+    failed = 0
     for i in range(questions):
-        ask(tabs[i % sessions], pool[i % len(pool)])
+        try:
+            ask(tabs[i % sessions], pool[i % len(pool)])
+        except Exception as exc:  # one slow rerun must not lose the whole measurement
+            failed += 1
+            print(f"question {i + 1}: {type(exc).__name__}: {str(exc)[:200]}", file=sys.stderr)
     after = rss_mb(pid)
     for c in contexts:
         c.close()
     return {
         "sessions": sessions,
         "questions": questions,
+        "questions_failed": failed,
         "rss_before_mb": round(before, 1),
         "rss_after_mb": round(after, 1),
         "rss_growth_mb": round(after - before, 1),

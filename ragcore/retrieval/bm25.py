@@ -32,6 +32,8 @@ from scipy import sparse
 
 from ..records import Passage
 from ..text import STOP_LISTS, StopList, identifiers, search_terms
+from .bm25_topk import column_max, pruned_top_k
+from .term_blocks import TermBlock, term_block, text_blocks
 
 
 @dataclass(frozen=True)
@@ -126,25 +128,26 @@ class _Counts:
     bigram_keys: list[np.ndarray]
     bigram_rows: list[np.ndarray]
 
-    def add_block(self, block: list[Sequence[str]], first_row: int, bigrams: bool) -> None:
+    def add_block(self, block: TermBlock, first_row: int, bigrams: bool) -> None:
         vocab = self.vocab
-        lengths = np.fromiter((len(t) for t in block), dtype=np.int64, count=len(block))
-        ids = np.fromiter(
-            (vocab.setdefault(t, len(vocab)) for tokens in block for t in tokens),
-            dtype=np.int64,
-            count=int(lengths.sum()),
+        # The block's own term list, in order of first occurrence, fills the
+        # vocabulary as a token-by-token pass would: the same ids.
+        mapping = np.fromiter(
+            (vocab.setdefault(t, len(vocab)) for t in block.terms), dtype=np.int64, count=len(block.terms)
         )
-        local = np.repeat(np.arange(len(block), dtype=np.int64), lengths)
+        lengths = block.lengths
+        ids = mapping[block.ids] if len(block.ids) else np.zeros(0, dtype=np.int64)
+        local = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
         # One sort of (passage, term) keys gives each passage's distinct terms
         # in term order with their counts: the CSR layout of the tf matrix.
         keys, tf = np.unique((local << 32) | ids, return_counts=True)
         self.lengths.append(lengths.astype(np.int32))
         self.terms.append((keys & 0xFFFFFFFF).astype(np.int32))
         self.tfs.append(tf.astype(np.float32))
-        self.distinct.append(np.bincount((keys >> 32).astype(np.int64), minlength=len(block)))
+        self.distinct.append(np.bincount((keys >> 32).astype(np.int64), minlength=len(lengths)))
         if bigrams:
             bounds = np.r_[0, np.cumsum(lengths)]
-            for row in range(len(block)):
+            for row in range(len(lengths)):
                 doc = ids[bounds[row] : bounds[row + 1]]
                 if len(doc) > 1:
                     self.bigram_keys.append(np.unique(doc[:-1] * (1 << 31) + doc[1:]))
@@ -187,15 +190,22 @@ class BM25Index:
         token_lists: Iterable[Sequence[str]],
         heading_token_lists: Iterable[Sequence[str]] | None = None,
         params: BM25Params | None = None,
+        *,
+        blocks: Iterable[TermBlock] | None = None,
     ) -> None:
+        """``blocks`` (term blocks, e.g. tokenised in worker processes by
+        ``from_texts``) stand in for ``token_lists`` when given."""
         self.params = params or BM25Params()
         # Passages are counted in blocks, so no per-token array of the whole
         # collection exists at once; the bigram matrix is made only when the
         # adjacency bonus is on (it is the largest structure).
         counts = _Counts({}, [], [], [], [], [], [])
         bigrams = bool(self.params.adjacency_weight)
-        iterator, n_docs = iter(token_lists), 0
-        while block := list(islice(iterator, BUILD_BLOCK)):
+        if blocks is None:
+            iterator = iter(token_lists)
+            blocks = (term_block(b) for b in iter(lambda: list(islice(iterator, BUILD_BLOCK)), []))
+        n_docs = 0
+        for block in blocks:
             counts.add_block(block, n_docs, bigrams)
             n_docs += len(block)
         self.size = n_docs
@@ -221,6 +231,7 @@ class BM25Index:
         weights = _weights(tf, self.idf, norm, k1)
         self.matrix = sparse.csc_matrix((weights, tf.indices, tf.indptr), shape=(n_docs, n_terms))
         del tf
+        self.column_max = column_max(self.matrix)  # bounds for the pruned top k (bm25_topk)
         self.heading = sparse.csc_matrix(
             (
                 np.ones(len(heading_rows)),
@@ -241,9 +252,8 @@ class BM25Index:
         cls, texts: Iterable[str], headings: Iterable[str] | None = None, params: BM25Params | None = None
     ) -> BM25Index:
         params = params or BM25Params()
-        token_lists = (params.terms(t) for t in texts)
         heading_lists = None if headings is None else [params.terms(h) for h in headings]
-        return cls(token_lists, heading_lists, params)
+        return cls([], heading_lists, params, blocks=text_blocks(texts, params, BUILD_BLOCK))
 
     def query_tokens(self, query: str) -> list[str]:
         tokens = self.params.terms(query)
@@ -267,8 +277,11 @@ class BM25Index:
         return out
 
     def search_ids(self, ids: np.ndarray, k: int = 100) -> list[tuple[int, float]]:
-        """``search`` from query term ids (no adjacency bonus)."""
-        return top_k(self.scores_from_ids(ids), k)
+        """``search`` from query term ids (no adjacency bonus). The same as
+        ``top_k(self.scores_from_ids(ids), k)``, without summing every
+        passage's score when the common terms' bound allows (bm25_topk)."""
+        pruned = pruned_top_k(self, ids, k)
+        return pruned if pruned is not None else top_k(self.scores_from_ids(ids), k)
 
     def scores(self, tokens: Sequence[str]) -> np.ndarray:
         """Score of every passage for already-tokenised query ``tokens``."""
@@ -344,8 +357,10 @@ class BM25Index:
     def search(self, query: str, k: int = 100) -> list[tuple[int, float]]:
         """Top ``k`` (row, score) with a positive score, best first; ties
         broken by row so results are reproducible."""
-        scores = self.scores(self.query_tokens(query))
-        return top_k(scores, k)
+        tokens = self.query_tokens(query)
+        if not self.params.adjacency_weight:  # then scores(tokens) is scores_from_ids of their ids
+            return self.search_ids(self.term_ids(tokens), k)
+        return top_k(self.scores(tokens), k)
 
 
 def column_sum(matrix: sparse.csc_matrix, cols: np.ndarray, weights: np.ndarray) -> np.ndarray:
