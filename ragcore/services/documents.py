@@ -69,8 +69,7 @@ class Documents:
 
         The name is reduced to a safe base name (:func:`safe_name`); the size limit is
         ``RAGCORE_MAX_UPLOAD_MB``. A rejected file leaves the library unchanged and says why.
-        With ``embed="background"`` the file is searchable by BM25 once stored and its
-        passages are embedded by the indexes' background worker (``embedding_progress``)."""
+        ``embed="background"``: searchable by BM25 once stored, embedded by the indexes' worker."""
         from ..chunking import resolve_strategy
         from ..guard import parse_and_chunk_guarded
 
@@ -107,12 +106,7 @@ class Documents:
             )
         if doc.kind == "pdf":
             self.originals.keep(doc, data)
-        if embed == "background":
-            self.indexes.embed_later(collection, result.passages, self._embed_job(collection, doc.name))
-            embedded = 0
-        else:
-            report(f"{name}: embedding {result.passages} passages", 0.5)
-            embedded = self._embed_document(collection, doc.name, report)
+        embedded = self._embed_upload(collection, doc.name, result.passages, report, embed)
         report(f"{name}: done", 1.0)
         verb = "replaced the earlier version" if result.status == "replaced" else "added"
         return UploadOutcome(
@@ -122,6 +116,17 @@ class Documents:
             passages=result.passages,
             embedded=embedded,
         )
+
+    def _embed_upload(
+        self, collection: str, name: str, passages: int, report: Progress, embed: EmbedWhen
+    ) -> int:
+        """Embed a stored upload now (returns how many passages were embedded),
+        or queue it for the background worker (returns 0)."""
+        if embed == "background":
+            self.indexes.embed_later(collection, passages, self._embed_job(collection, name))
+            return 0
+        report(f"{name}: embedding {passages} passages", 0.5)
+        return self._embed_document(collection, name, report)
 
     def _embed_job(self, collection: str, name: str) -> EmbedJob:
         """Embedding one stored document, as a background job (nothing to do
