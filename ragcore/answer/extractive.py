@@ -31,8 +31,9 @@ from ragcore.lenses import Lens
 from ragcore.records import ANSWERING_KINDS, Answer, AnswerSentence, Citation, Document, Hit, SentenceKind
 
 from .answerability import collection_texts, unknown_names
+from .claims import SUBJECT_COVERAGE, question_disagreements
 from .disagreement import Disagreement, asks_agreement, disagreements, lens_conflicts
-from .relevance import Part, Scorer, Weights, make_part
+from .relevance import Part, Scorer, Weights, answer_cue, make_part
 from .semantic import Similarity
 from .units import Unit, answer_units
 
@@ -192,6 +193,7 @@ def extractive_answer(
     weights: Weights | None = None,
     similarity: Similarity | None = None,
     check_names: bool = True,
+    subject_coverage: float = SUBJECT_COVERAGE,
 ) -> Answer:
     """The answer assembled from the retrieved passages' sentences and table rows.
 
@@ -207,10 +209,43 @@ def extractive_answer(
     units = answer_units(hits, documents)
     scorer = Scorer(units, weights or Weights(), similarity)
     parts = question_parts(question)
+    unknown = _unknown_names(parts, documents, units) if check_names else [[] for _ in parts]
+    per_part, answered = _select(units, parts, scorer, min_score, unknown)
+    cites = _Citations()
+    if not any(answered):
+        pairs = _declined(units, parts, scorer, sorted({n for names in unknown for n in names}))
+        sentences = [
+            AnswerSentence(s.text, (cites.cite(u),), s.kind) if u is not None else s for s, u in pairs
+        ]
+        return _finish(sentences, cites, reason)
+    agreement = asks_agreement(question)
+    extra = lens_conflicts(lens) if lens is not None and agreement else []
+    by_relevance = sorted(units, key=lambda u: (-max(scorer.score(u, p) for p in parts), u.hit_rank))
+    chosen = [u for us in per_part for u in us]
+    whole = make_part(question)
+    pointed = question_disagreements(
+        question,
+        by_relevance,
+        chosen,
+        answer_cue(question),
+        lambda u: scorer.coverage(u, whole),
+        subject_coverage,
+    )
+    sentences = _answer_sentences(parts, per_part, answered, cites, max_sentences, pointed + extra, agreement)
+    return _finish(sentences, cites, reason)
+
+
+def _select(
+    units: Sequence[Unit],
+    parts: Sequence[Part],
+    scorer: Scorer,
+    min_score: float,
+    unknown: Sequence[list[str]],
+) -> tuple[list[list[Unit]], list[bool]]:
+    """Each part's units, and whether each part is answered."""
     taken: set[int] = set()
     per_part: list[list[Unit]] = []
     answered: list[bool] = []
-    unknown = _unknown_names(parts, documents, units) if check_names else [[] for _ in parts]
     for part, missing in zip(parts, unknown, strict=True):
         if missing:  # a name no document mentions: this part cannot be answered here
             answered.append(False)
@@ -224,17 +259,7 @@ def extractive_answer(
         )
         taken.update(id(u) for u in chosen)
         per_part.append(chosen)
-    cites = _Citations()
-    if not any(answered):
-        pairs = _declined(units, parts, scorer, sorted({n for names in unknown for n in names}))
-        sentences = [
-            AnswerSentence(s.text, (cites.cite(u),), s.kind) if u is not None else s for s, u in pairs
-        ]
-        return _finish(sentences, cites, reason)
-    agreement = asks_agreement(question)
-    extra = lens_conflicts(lens) if lens is not None and agreement else []
-    sentences = _answer_sentences(parts, per_part, answered, cites, max_sentences, extra, agreement)
-    return _finish(sentences, cites, reason)
+    return per_part, answered
 
 
 def _answer_sentences(
@@ -247,7 +272,11 @@ def _answer_sentences(
     relaxed: bool = False,
 ) -> list[AnswerSentence]:
     chosen = [u for units in per_part for u in units]
-    found = list(extra) + disagreements(chosen, relaxed)
+    found: list[Disagreement] = []
+    for d in list(extra) + disagreements(chosen, relaxed):
+        # a unit stands on one side of one disagreement at most
+        if not any({id(d.first), id(d.second)} & {id(f.first), id(f.second)} for f in found):
+            found.append(d)
     in_pair = {id(u) for d in found for u in (d.first, d.second)}
     sentences = [_disagreement_sentence(d, cites) for d in found]
     for part, units, done in zip(parts, per_part, answered, strict=True):
