@@ -26,19 +26,17 @@ except StreamlitSecretNotFoundError:
 ICON = Path(__file__).resolve().parent / "assets" / "ragcore-icon.png"
 st.set_page_config(page_title="ragcore", page_icon=str(ICON), layout="wide")
 
-from pages import _ui as ui  # noqa: E402 - after set_page_config, which must come first
+from pages.views import ui  # noqa: E402 - after set_page_config, which must come first
 
-# URL paths differ from the file names on purpose: with a pages/ folder beside
-# the entry point, Streamlit's first run of a process (and every AppTest run)
-# also registers each file under its own name; a URL equal to a file name
-# would then run that page without this frame.
+# Each page's address is its file name (/library, /evaluation, /how_it_works):
+# on a process's first run Streamlit may run a page file alone for such an
+# address (a pages/ folder beside the entry point); ui.require_frame() then
+# reruns it here, where the same name finds the same page.
 PAGES = [
-    st.Page(
-        "pages/ask.py", title="Ask", icon=":material/question_answer:", default=True, url_path="question"
-    ),
-    st.Page("pages/library.py", title="Library", icon=":material/folder_open:", url_path="documents"),
-    st.Page("pages/evaluation.py", title="Evaluation", icon=":material/monitoring:", url_path="evaluate"),
-    st.Page("pages/how_it_works.py", title="How it works", icon=":material/schema:", url_path="how-it-works"),
+    st.Page("pages/ask.py", title="Ask", icon=":material/question_answer:", default=True),
+    st.Page("pages/library.py", title="Library", icon=":material/folder_open:"),
+    st.Page("pages/evaluation.py", title="Evaluation", icon=":material/monitoring:"),
+    st.Page("pages/how_it_works.py", title="How it works", icon=":material/schema:"),
 ]
 
 

@@ -9,8 +9,8 @@ import os
 import pandas as pd
 import streamlit as st
 
-from pages import _curated as curated_ui
-from pages import _ui as ui
+from pages.views import curated as curated_ui
+from pages.views import ui
 from ragcore import errors
 from ragcore.records import STAGES
 from ragcore.services import AskOutcome
@@ -26,6 +26,7 @@ from ragcore.services.asking import (
 STAGE_NAMES = {"bm25": "BM25", "dense": "Dense", "fused": "Fused", "rerank": "Reranked"}
 DECISION_TEXT = {"accepted": "Accepted", "edited": "Accepted with edits", "rejected": "Rejected"}
 
+ui.require_frame()  # a first run may start here without app.py
 ws = ui.workspace()
 coll = ui.collection()
 session = ui.session_id()

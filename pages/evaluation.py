@@ -8,10 +8,8 @@ import json
 import pandas as pd
 import streamlit as st
 
-from pages import _charts as charts
-from pages import _geneval as geneval
-from pages import _ui as ui
-from pages._answers import show_answers
+from pages.views import charts, geneval, ui
+from pages.views.answers import show_answers
 from ragcore import errors
 from ragcore.evaluation.run import ChunkingRun, Comparison, MetricSummary, RankedEntry, Run
 from ragcore.services.evaluation import question_texts
@@ -23,6 +21,7 @@ METRIC_HELP = (
     "Recall@k is the share of relevant passages in the top k; Success@k is whether any relevant one is in the top k."
 )
 
+ui.require_frame()  # a first run may start here without app.py
 ws = ui.workspace()
 coll = ui.collection()
 ui.style()
@@ -109,7 +108,7 @@ elif source == "Run now":
                 bar.empty()
                 st.error(ui.md(exc))
         run = st.session_state.get("eval-fresh")
-elif source == "Generation":  # what a model writes, rated blind (pages/_geneval.py)
+elif source == "Generation":  # what a model writes, rated blind (pages/views/geneval.py)
     geneval.show(ws.generation, ui.session_id(), coll)
 else:
     st.caption(

@@ -8,9 +8,10 @@ import os
 import pandas as pd
 import streamlit as st
 
-from pages import _ui as ui
+from pages.views import ui
 from ragcore import config
 
+ui.require_frame()  # a first run may start here without app.py
 ws = ui.workspace()
 coll = ui.collection()
 ui.style()

@@ -7,8 +7,8 @@ from datetime import datetime
 import pandas as pd
 import streamlit as st
 
-from pages import _curated as curated_ui
-from pages import _ui as ui
+from pages.views import curated as curated_ui
+from pages.views import ui
 from ragcore import config, errors
 from ragcore.services import CHUNKINGS, DEMO_COLLECTION, UploadOutcome
 
@@ -21,6 +21,7 @@ CHUNKING_HELP = {
 # What the uploader accepts; the hint under it lists these, in this order.
 UPLOAD_TYPES = ["pdf", "md", "markdown", "txt"]
 
+ui.require_frame()  # a first run may start here without app.py
 ws = ui.workspace()
 coll = ui.collection()
 ui.style()

@@ -77,6 +77,33 @@ def _boxes(page: Any, lines: list[str]) -> list[tuple[float, float, float, float
     return boxes
 
 
+def mark_band(data: bytes) -> tuple[float, float] | None:
+    """Where the highlights of a page made by ``highlight_pdf_page`` sit:
+    ``(top, bottom)`` as fractions of the page's height from its top edge,
+    so a viewer can be scrolled to them; None when the page has none.
+
+    Reads only our own one-page output (small, active content stripped), so
+    it runs in the app's process."""
+    from pypdf import PdfReader
+
+    try:
+        page = PdfReader(io.BytesIO(data), strict=False).pages[0]
+        box = page.mediabox
+        top, height = float(box.top), float(box.height)
+        ys = [
+            float(y)
+            for annot in page.get("/Annots") or []
+            if annot.get_object().get("/Subtype") == "/Highlight"
+            for y in (annot.get_object()["/Rect"][1], annot.get_object()["/Rect"][3])
+        ]
+    except Exception:
+        return None
+    if not ys or height <= 0:
+        return None
+    clip = lambda v: min(1.0, max(0.0, v))  # noqa: E731 - a rect may poke past the page edge
+    return clip((top - max(ys)) / height), clip((top - min(ys)) / height)
+
+
 def _mark(writer: Any, boxes: list[tuple[float, float, float, float]]) -> None:
     from pypdf.annotations import Highlight
     from pypdf.generic import ArrayObject, FloatObject

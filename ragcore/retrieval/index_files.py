@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -52,13 +53,21 @@ def index_dir_for(home: Path, collection: str, *fingerprints: str) -> Path:
     return Path(home) / "indexes" / sha256_hex(collection)[:16] / key
 
 
+_VERSION_NAME = re.compile(r"^[0-9a-f]{16}$")
+
+
 def prune_other_versions(index_dir: Path) -> None:
-    """Remove the indexes of earlier versions of the same collection."""
+    """Remove the indexes of earlier versions of the same collection.
+
+    Only inside the layout ``index_dir_for`` makes (``indexes/<collection
+    hash>/<version hash>``), and only siblings named like a version: an
+    index folder given anywhere else (a temporary folder, a folder of the
+    user's) never costs its neighbours."""
     parent = index_dir.parent
-    if not parent.is_dir():
+    if not (parent.is_dir() and parent.parent.name == "indexes" and _VERSION_NAME.match(parent.name)):
         return
     for sibling in parent.iterdir():
-        if sibling != index_dir and sibling.is_dir() and not sibling.name.startswith("."):
+        if sibling != index_dir and sibling.is_dir() and _VERSION_NAME.match(sibling.name):
             shutil.rmtree(sibling, ignore_errors=True)
 
 

@@ -14,7 +14,7 @@ TIMEOUT = 300  # seconds per script run: the first one may embed the demo
 
 def plain(shown: str) -> str:
     """Text as the reader sees it, from a value the page escaped for Markdown
-    (``pages._ui.md``): backslash escapes and zero-width spaces removed."""
+    (``pages.views.ui.md``): backslash escapes and zero-width spaces removed."""
     return re.sub(r"\\(.)", r"\1", shown).replace("\u200b", "")
 
 

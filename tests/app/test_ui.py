@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from pages import _ui as ui
+from pages.views import ui
 from ragcore.services import DocumentView, ViewLine
 from tests.app.helpers import plain
 

@@ -76,6 +76,56 @@ def test_empty_and_overlong_questions_clear_the_answer(visit) -> None:
     tab.screenshot(path=str(SHOTS / "11-long-question.png"))
 
 
+PDF_CITATION = re.compile(r"^\[\d+\] (\S+\.pdf) · lines? (\d+)(?:-(\d+))? · p\. \d+$")
+MARK_Y = """([top, bottom]) => {
+  const dialog = document.querySelector(".stDialog");
+  for (const el of dialog.querySelectorAll("*")) {
+    const canvas = el.shadowRoot && el.shadowRoot.querySelector("[class*='_pageContainer_'] canvas");
+    if (!canvas) continue;
+    const r = canvas.getBoundingClientRect(), d = dialog.getBoundingClientRect();
+    let view = canvas.parentElement;  // the nearest box that clips the page
+    while (view && !/(auto|scroll|hidden)/.test(getComputedStyle(view).overflowY)) view = view.parentElement;
+    const v = view ? view.getBoundingClientRect() : d;
+    return {markTop: r.top + top * r.height, markBottom: r.top + bottom * r.height,
+            viewTop: Math.max(v.top, d.top), viewBottom: Math.min(v.bottom, d.bottom)};
+  }
+  return null;
+}"""
+
+
+def test_a_pdf_citation_opens_scrolled_to_its_mark(visit, tmp_path_factory) -> None:
+    from ragcore.pdf_marks import mark_band
+    from ragcore.services import DEMO_COLLECTION, Workspace
+
+    tab, _ = visit
+    tab.get_by_role("link", name="Ask").click()
+    tab.get_by_test_id("stSidebar").get_by_text("Demo documents").click()
+    _ask(tab, "What monthly net burn does the board plan for the fourth quarter of 2026?")
+    tab.get_by_role("button", name=re.compile(r"\.pdf · lines? \d+")).first.wait_for(timeout=240_000)
+    cited = [t for t in tab.get_by_role("button").all_inner_texts() if PDF_CITATION.match(t.strip())]
+    assert cited, "no PDF passage was cited or retrieved"
+    # The latest-placed mark on its page: the one a viewer opened at the page's top hides best.
+    home = shared_home(tmp_path_factory)
+    bands = {}
+    for label in dict.fromkeys(cited):
+        name, first, last = PDF_CITATION.match(label.strip()).groups()
+        data = Workspace(home).docs.marked_pdf_page(DEMO_COLLECTION, name, int(first), int(last or first))
+        bands[label] = mark_band(data) if data else None
+    label, band = max(((k, v) for k, v in bands.items() if v), key=lambda kv: kv[1][0])
+    tab.get_by_role("button", name=label, exact=True).first.click()
+    tab.get_by_role("dialog").wait_for()
+    deadline = time.monotonic() + 30
+    while True:  # the page is drawn, then scrolled to: poll until the mark is in view
+        seen = tab.evaluate(MARK_Y, list(band))
+        inside = seen and seen["viewTop"] <= seen["markTop"] and seen["markBottom"] <= seen["viewBottom"]
+        if inside or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    tab.screenshot(path=str(SHOTS / "15-pdf-citation-scrolled.png"))
+    tab.keyboard.press("Escape")
+    assert inside, (label, band, seen)
+
+
 def test_an_upload_with_every_file_refused_says_so(visit, tmp_path) -> None:
     tab, _ = visit
     tab.get_by_role("link", name="Library").click()

@@ -158,3 +158,17 @@ def test_a_page_too_heavy_to_mark_gives_no_page_and_is_not_retried(monkeypatch) 
     assert pdf_pages.marked_page(doc, heavy, 1, 2, collection="c", cache=cache) is None
     monkeypatch.setattr(pdf_pages, "highlight_guarded", lambda *a, **k: pytest.fail("marked again"))
     assert pdf_pages.marked_page(doc, heavy, 1, 2, collection="c", cache=cache) is None
+
+
+def test_mark_band_places_the_highlight_on_the_page() -> None:
+    from ragcore.pdf_marks import mark_band
+
+    lines = [f"Line number {i} of the page" for i in range(1, 31)]
+    data = build_pdf([lines])
+    first = mark_band(highlight_pdf_page(data, 1, [lines[1]]))
+    late = mark_band(highlight_pdf_page(data, 1, [lines[24]]))
+    assert first is not None and late is not None
+    # Lines are written top-down: an early line sits near the top, a late one further down.
+    assert 0.0 <= first[0] < first[1] < late[0] < late[1] <= 1.0
+    assert mark_band(highlight_pdf_page(data, 1, ["no such words"])) is None
+    assert mark_band(b"not a pdf") is None

@@ -89,3 +89,22 @@ def test_an_unwritable_index_folder_still_searches(tmp_path) -> None:
     retriever = Retriever(make_corpus(), embedder=ToyEmbedder(), index_dir=blocker / "indexes")
     retriever.ensure_dense()
     assert retriever.search("password reset", "hybrid").hits[0].passage.doc == "faq.md"
+
+
+def test_an_index_folder_outside_the_library_layout_never_removes_its_neighbours(tmp_path) -> None:
+    # Retriever(index_dir=...) once pruned every sibling folder: a temporary folder given as
+    # index_dir removed everything else under /tmp.
+    corpus = make_corpus()
+    keep = tmp_path / "someone-elses-folder"
+    (keep / "deep").mkdir(parents=True)
+    version_named = tmp_path / "0123456789abcdef"
+    version_named.mkdir()
+    Retriever(corpus, embedder=ToyEmbedder(), index_dir=tmp_path / "idx").search("x", mode="bm25")
+    assert (keep / "deep").is_dir() and version_named.is_dir()
+    # Inside the layout, an older version of the same collection is still replaced.
+    old = index_dir_for(tmp_path, "c", ["a"])
+    new = index_dir_for(tmp_path, "c", ["b"])
+    Retriever(corpus, embedder=ToyEmbedder(), index_dir=old).search("x", mode="bm25")
+    (old.parent / "notes").mkdir()
+    Retriever(corpus, embedder=ToyEmbedder(), index_dir=new).search("x", mode="bm25")
+    assert new.is_dir() and not old.exists() and (old.parent / "notes").is_dir()

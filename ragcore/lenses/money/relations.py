@@ -134,7 +134,9 @@ def compare(mentions: Sequence[Mention]) -> list[Conflict]:
                 continue
             relation, reason, a_first = judged
             older, newer = (a, b) if a_first else (b, a)
-            amounts = (older.amount, newer.amount) if relation == "change" else tuple(sorted((a.amount, b.amount)))
+            amounts = (
+                (older.amount, newer.amount) if relation == "change" else tuple(sorted((a.amount, b.amount)))
+            )
             sig = (currency, key, billing, a.per or b.per, relation, *amounts)
             members, pairs, _reason, _ = entries.setdefault(sig, ([], [], reason, a_first))
             for m in (older, newer):

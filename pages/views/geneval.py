@@ -14,7 +14,7 @@ import os
 import pandas as pd
 import streamlit as st
 
-from pages import _ui as ui
+from pages.views import ui
 from ragcore import errors
 from ragcore.services.generation import (
     LOCAL_LABEL,

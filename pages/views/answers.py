@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from pages import _ui as ui
+from pages.views import ui
 from ragcore.evaluation.answer_tables import answer_text, fact_marks, question_rows, summary_rows
 
 

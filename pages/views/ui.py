@@ -8,17 +8,21 @@ here, then shown with ``st.html`` (which sanitises again).
 
 from __future__ import annotations
 
+import base64
 import html
 import re
+import runpy
 from pathlib import Path
 
 import streamlit as st
 
 from ragcore import config, owner
+from ragcore.pdf_marks import mark_band
 from ragcore.records import Passage
 from ragcore.services import DEMO_COLLECTION, DocumentView, Workspace
 from ragcore.services.generation import LOCAL_LABEL  # noqa: F401 - the sidebar's label for a local model
 
+APP_SCRIPT = Path(__file__).resolve().parents[2] / "app.py"
 MODES = {
     "hybrid": "Hybrid (BM25 + dense, fused)",
     "bm25": "BM25 (words)",
@@ -50,6 +54,28 @@ CSS = """
   padding:2px 0 2px 10px;max-height:16em;overflow-y:auto}
 </style>
 """
+
+
+# ------------------------------------------------------------ frame
+
+
+def require_frame() -> None:
+    """Make sure this page runs inside app.py's frame (sidebar, page config).
+
+    With a ``pages/`` folder beside the entry point, Streamlit's first script
+    run of a process follows its older pages-folder rule: an address such as
+    ``/evaluation`` runs ``pages/evaluation.py`` alone, and every file there is
+    listed as a page. Then the rule is turned off and app.py runs in its
+    place, whose ``st.navigation`` serves this same page inside the frame;
+    app.py is run here rather than by a rerun, which would drop the click or
+    upload this run was started by.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        runpy.run_path(str(APP_SCRIPT), run_name="__main__")
+        st.stop()
 
 
 # ------------------------------------------------------------ workspace
@@ -194,7 +220,16 @@ def _pdf_page(ws: Workspace, coll: str, view: DocumentView, key: str) -> None:
         return
     st.markdown(f"**Page {page} of the PDF**, cited lines highlighted")
     if _has_pdf_viewer():
-        st.pdf(data, height=640, key=f"{key}-pdf")
+        from streamlit_pdf import pdf_viewer
+
+        # A data address rather than a media file, which the server drops when the dialog closes
+        # while the viewer may still ask for it (a 404 for /media/<hash>.pdf).
+        pdf_viewer(
+            "data:application/pdf;base64," + base64.b64encode(data).decode(), height=640, key=f"{key}-pdf"
+        )
+        band = mark_band(data)
+        if band is not None:
+            _scroll_dialog_to(band[0])
     st.download_button(
         f"Download page {page} (highlighted PDF)",
         data,
@@ -202,6 +237,50 @@ def _pdf_page(ws: Workspace, coll: str, view: DocumentView, key: str) -> None:
         mime="application/pdf",
         key=f"{key}-pdf-dl",
     )
+
+
+# The dialog scrolls, not the viewer (it draws the page at full height): once the page is drawn,
+# bring the mark to the upper third of the dialog. The viewer draws inside a shadow root. A
+# components.v2 script runs in the page itself (no iframe, so no iframe permission warnings).
+_SCROLL_JS = """
+function scrollTo(scroller, y) {
+  scroller.scrollTop += y - scroller.getBoundingClientRect().top - scroller.clientHeight / 3;
+}
+function innerScroller(el) {
+  for (let e = el.parentElement; e; e = e.parentElement) {
+    const overflow = getComputedStyle(e).overflowY;
+    if ((overflow === "auto" || overflow === "scroll") && e.scrollHeight > e.clientHeight) return e;
+  }
+  return null;
+}
+export default function (component) {
+  const top = component.data.top;
+  const host = component.parentElement.host || component.parentElement;
+  let tries = 0;
+  const timer = setInterval(() => {
+    tries += 1;
+    const dialog = host.closest(".stDialog");
+    let canvas = null;
+    for (const el of dialog ? dialog.querySelectorAll("*") : []) {
+      const found = el.shadowRoot && el.shadowRoot.querySelector("[class*='_pageContainer_'] canvas");
+      if (found && found.getBoundingClientRect().height > 100) canvas = found;
+    }
+    if (canvas) {
+      const mark = () => { const r = canvas.getBoundingClientRect(); return r.top + top * r.height; };
+      const viewer = innerScroller(canvas);
+      if (viewer) scrollTo(viewer, mark());
+      scrollTo(dialog, mark());
+    }
+    if (canvas || tries > 50) clearInterval(timer);
+  }, 200);
+  return () => clearInterval(timer);
+}
+"""
+_scroll_to_mark = st.components.v2.component("ragcore.scroll_to_mark", js=_SCROLL_JS)
+
+
+def _scroll_dialog_to(top: float) -> None:
+    _scroll_to_mark(data={"top": round(top, 4)}, key="scroll-to-mark")
 
 
 def _has_pdf_viewer() -> bool:

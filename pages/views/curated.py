@@ -43,7 +43,7 @@ def library_section(ws: Workspace, collection: str) -> None:
     import pandas as pd
     import streamlit as st
 
-    from pages import _ui as ui
+    from pages.views import ui
 
     st.subheader("Curated entries")
     st.caption(
@@ -75,7 +75,7 @@ def library_section(ws: Workspace, collection: str) -> None:
 def edit_controls(ws: Workspace, collection: str, layer) -> None:
     import streamlit as st
 
-    from pages import _ui as ui
+    from pages.views import ui
     from ragcore import errors
     from ragcore.curated import CuratedFileError
 
