@@ -165,6 +165,12 @@ def in_range(text: str, numbers: Sequence[float]) -> bool:
     return any(lo <= n <= hi and (lo != -math.inf or hi != math.inf) for n in numbers)
 
 
+def _doc_words(name: str) -> str:
+    """A document's file name as words: "discount-approval-matrix.md" -> "discount approval matrix"."""
+    stem = name.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    return re.sub(r"[-_.]+", " ", stem)
+
+
 def _in_stated_range(word: str, text: str) -> bool:
     """A number of the question ("25%") inside a range the text states
     ("Above 20% and up to 30%") is stated by it."""
@@ -199,7 +205,9 @@ class Scorer:
         self.similarity = similarity
         self._sims: dict[str, dict[int, float]] = {}
         self.words = {id(u): content_words(u.text) for u in units}
-        self.labels = {id(u): content_words(u.label) for u in units}
+        # a unit's heading path and its document's name say what it is about
+        # (a table row's cells rarely repeat the table's subject)
+        self.labels = {id(u): content_words(f"{u.label} {_doc_words(u.doc)}") for u in units}
         df: dict[str, int] = {}
         for ws in self.words.values():
             for w in ws:
@@ -222,7 +230,8 @@ class Scorer:
             if w in words or _in_stated_range(w, unit.text):
                 got += self.idf(w)
             elif w in label:
-                got += self.idf(w) * self.weights.label
+                # a row's subject is its table's heading: counted in full there
+                got += self.idf(w) * (1.0 if unit.kind == "table-row" else self.weights.label)
         return got / total if total else 0.0
 
     def closeness(self, unit: Unit, part: Part) -> float | None:

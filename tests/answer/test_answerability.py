@@ -99,3 +99,20 @@ def test_a_part_answered_by_another_parts_quote_is_not_said_to_be_missing() -> N
     answer = extractive_answer("What does the Team plan cost, and how much is it?", hits, documents=documents)
     assert "$299 per month" in answer.text
     assert not any(s.kind == "not-covered" for s in answer.sentences)
+
+
+def test_a_rows_table_subject_is_its_heading_and_document_name() -> None:
+    # the rows say "Reduction", the question says "discount": the document's name carries it
+    docs = {
+        "discount-approval-matrix.md": (
+            "# Approval levels\n\n"
+            "| Reduction | Who approves |\n| --- | --- |\n"
+            "| Up to 10% | Account executive |\n| Above 10% and up to 30% | Sales director |\n"
+        ),
+        "reseller-terms.md": "Resellers buy at a margin of 25% below list price.\n",
+        "deal-desk.md": "Every discount is signed off in the deal desk tool before the quote is sent.\n",
+    }
+    documents, hits = _corpus(docs)
+    answer = extractive_answer("Who signs off a 25% discount?", hits, documents=documents)
+    assert answer.sentences[0].kind == "table-row"  # the table answers first, not the sentence sharing words
+    assert "Reduction: Above 10% and up to 30%; Who approves: Sales director" in answer.text

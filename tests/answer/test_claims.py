@@ -155,3 +155,20 @@ def test_an_agreement_question_whose_sides_state_different_figures() -> None:
         "contract.md": "Invoices are payable within 35 days of issue.\n",
     }
     assert _claims(_ask("Are backups deleted at the same time as the workspace?", other)) == []
+
+
+def test_a_table_rows_cell_and_a_sentences_figure_are_not_paired() -> None:
+    from ragcore.answer.disagreement import figure_conflict
+
+    documents, hits = _corpus(
+        {
+            "targets.md": "| Severity | Pro plan reply |\n| --- | --- |\n| Severity 3 | within 2 business days |\n",
+            "faq.md": "Urgent tickets on the Pro plan get a first reply within 4 business days.\n",
+            "runbook.md": "Urgent tickets on the Pro plan get a first reply within 1 business days.\n",
+        }
+    )
+    units = answer_units(hits, documents)
+    row = next(u for u in units if u.kind == "table-row")
+    faq, runbook = (next(u for u in units if u.doc == name) for name in ("faq.md", "runbook.md"))
+    assert figure_conflict(faq, runbook, relaxed=True)
+    assert not figure_conflict(row, faq, relaxed=True) and not figure_conflict(faq, row, relaxed=True)
