@@ -35,7 +35,7 @@ from .claims import SUBJECT_COVERAGE, question_disagreements
 from .disagreement import Disagreement, asks_agreement, disagreements, lens_conflicts
 from .relevance import Part, Scorer, Weights, answer_cue, make_part
 from .semantic import Similarity
-from .units import Unit, answer_units
+from .units import Unit, answer_units, with_continuations
 
 HEADER = "Extractive answer (no model)"
 DEFAULT_REASON = "no model configured"
@@ -194,6 +194,7 @@ def extractive_answer(
     similarity: Similarity | None = None,
     check_names: bool = True,
     subject_coverage: float = SUBJECT_COVERAGE,
+    follow_on: bool = True,
 ) -> Answer:
     """The answer assembled from the retrieved passages' sentences and table rows.
 
@@ -210,7 +211,7 @@ def extractive_answer(
     scorer = Scorer(units, weights or Weights(), similarity)
     parts = question_parts(question)
     unknown = _unknown_names(parts, documents, units) if check_names else [[] for _ in parts]
-    per_part, answered = _select(units, parts, scorer, min_score, unknown)
+    per_part, answered = _select(units, parts, scorer, min_score, unknown, follow_on)
     cites = _Citations()
     if not any(answered):
         pairs = _declined(units, parts, scorer, sorted({n for names in unknown for n in names}))
@@ -241,6 +242,7 @@ def _select(
     scorer: Scorer,
     min_score: float,
     unknown: Sequence[list[str]],
+    follow: bool = True,
 ) -> tuple[list[list[Unit]], list[bool]]:
     """Each part's units, and whether each part is answered."""
     taken: set[int] = set()
@@ -252,6 +254,8 @@ def _select(
             per_part.append([])
             continue
         chosen = choose(units, part, scorer, taken, min_score)
+        if follow:
+            chosen = with_continuations(chosen, units, taken)
         # a part whose answer another part already quotes ("..., and how much
         # is it?") is answered, with nothing more to add
         answered.append(

@@ -116,3 +116,31 @@ def test_a_rows_table_subject_is_its_heading_and_document_name() -> None:
     answer = extractive_answer("Who signs off a 25% discount?", hits, documents=documents)
     assert answer.sentences[0].kind == "table-row"  # the table answers first, not the sentence sharing words
     assert "Reduction: Above 10% and up to 30%; Who approves: Sales director" in answer.text
+
+
+def test_a_sentence_that_leans_on_a_chosen_one_comes_with_it() -> None:
+    from ragcore.answer.units import follows
+
+    assert follows("We plan to offer them on Business from the second quarter.")
+    assert follows("Second, concentration of knowledge in the platform team.")
+    assert not follows("Keys are rotated every year by the platform team.")
+    docs = {
+        "keys.md": (
+            "Customer-managed encryption keys are available on Enterprise today.\n"
+            "They reach Business as an add-on from the second quarter.\n"
+            "Keys are rotated every year by the platform team.\n"
+        ),
+        "faq.md": (
+            "Customer-managed encryption keys let an Enterprise customer revoke access.\n"
+            "An Enterprise customer can manage its own encryption keys in the console.\n"
+            "Customer-managed keys are stored in the cloud key management service.\n"
+            "Encryption keys managed by the customer are audited every quarter.\n"
+        ),
+    }
+    documents, hits = _corpus(docs)
+    question = "What is the plan for customer-managed encryption keys?"
+    answer = extractive_answer(question, hits, documents=documents)
+    assert "second quarter" in answer.text
+    # without the continuation rule the sentence that only says "them" is left out
+    alone = extractive_answer(question, hits, documents=documents, follow_on=False)
+    assert "second quarter" not in alone.text
