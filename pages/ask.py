@@ -12,6 +12,7 @@ import streamlit as st
 from pages.views import curated as curated_ui
 from pages.views import ui
 from ragcore import errors
+from ragcore.lenses.money.records import Figure
 from ragcore.records import STAGES
 from ragcore.services import AskOutcome
 from ragcore.services.asking import (
@@ -291,42 +292,62 @@ def show_lens(lens: Lens | None) -> None:
         show_risk(lens)
 
 
+RELATION_HEADING = {"conflict": ":red[**Conflict**]", "change": ":blue[**Change over time**]"}
+
+
 def show_money(lens: Lens) -> None:
-    if lens.conflicts:
-        for k, conflict in enumerate(lens.conflicts):
-            amounts = " vs ".join(format_amount(a, conflict.currency) for a in conflict.amounts)
-            period = f" per {conflict.period}" if conflict.period else ""
-            with st.container(border=True):
-                subject = ui.md(f"{conflict.subject or 'same item'}{period}")
-                st.markdown(f":red[**Conflict**] · {subject}: **{ui.md(amounts)}**")
-                with st.container(horizontal=True, gap="small"):
-                    for j, m in enumerate(conflict.mentions):
-                        source_button(
-                            f"{format_amount(m.amount, m.currency)} · {m.doc} · "
-                            f"{ui.span_text(m.first_line, m.last_line)}",
-                            f"conf-{k}-{j}",
-                            m.doc,
-                            m.first_line,
-                            m.last_line,
-                            help=m.text,
-                        )
-    else:
-        st.success("No conflicting amounts for the same item in the retrieved passages.")
-    rows = [
-        {
-            "Amount": format_amount(f.amount, f.currency),
-            "Conflict": "yes" if f.conflict else "",
-            "Item": "; ".join(dict.fromkeys(m.subject for m in f.mentions if m.subject)),
-            "Period": "; ".join(dict.fromkeys(m.period for m in f.mentions if m.period)),
-            "Sources": "; ".join(f"{m.doc}:{ui.span_text(m.first_line, m.last_line)}" for m in f.mentions),
-        }
-        for f in lens.figures
-    ]
+    for k, conflict in enumerate(lens.conflicts):
+        # A change lists its amounts oldest first; a conflict has no order.
+        joiner = " → " if conflict.relation == "change" else " vs "
+        amounts = joiner.join(format_amount(a, conflict.currency) for a in conflict.amounts)
+        per = f" per {conflict.period}" if conflict.period else ""
+        with st.container(border=True):
+            subject = ui.md(f"{conflict.subject or 'same item'}{per}")
+            st.markdown(f"{RELATION_HEADING[conflict.relation]} · {subject}: **{ui.md(amounts)}**")
+            if conflict.reason:
+                st.caption(ui.md(conflict.reason))
+            with st.container(horizontal=True, gap="small"):
+                for j, m in enumerate(conflict.mentions):
+                    source_button(
+                        f"{format_amount(m.amount, m.currency)} · {m.doc} · "
+                        f"{ui.span_text(m.first_line, m.last_line)}",
+                        f"conf-{k}-{j}",
+                        m.doc,
+                        m.first_line,
+                        m.last_line,
+                        help=m.text,
+                    )
+    if not any(c.relation == "conflict" for c in lens.conflicts):
+        st.success("No conflicting amounts for the same item in the passages read.")
+    rows = [_figure_row(f, _relations(lens)) for f in lens.figures]
     if rows:
-        st.caption("Figures by amount, conflicts first.")
+        st.caption("Figures by amount, conflicts first. Item: what the amount is for, as the text names it.")
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     else:
-        st.caption("No amounts in the retrieved passages.")
+        st.caption("No amounts in the passages read.")
+
+
+def _relations(lens: Lens) -> dict[tuple[str, float], str]:
+    """Each (currency, amount) in a conflict or a change; a conflict wins."""
+    found: dict[tuple[str, float], str] = {}
+    for c in sorted(lens.conflicts, key=lambda c: c.relation == "conflict"):
+        for amount in c.amounts:
+            found[(c.currency, amount)] = c.relation
+    return found
+
+
+def _figure_row(figure: Figure, relations: dict[tuple[str, float], str]) -> dict[str, str]:
+    subjects = [m.subject for m in figure.mentions if m.subject]
+    # The item most mentions name (ties: the first), not every fragment joined.
+    item = max(dict.fromkeys(subjects), key=subjects.count) if subjects else ""
+    return {
+        "Amount": format_amount(figure.amount, figure.currency),
+        "Item": item,
+        "Per": "; ".join(dict.fromkeys(m.per for m in figure.mentions if m.per)),
+        "Relation": relations.get((figure.currency, figure.amount), ""),
+        "Effective": "; ".join(dict.fromkeys(m.effective for m in figure.mentions if m.effective)),
+        "Sources": "; ".join(f"{m.doc}:{ui.span_text(m.first_line, m.last_line)}" for m in figure.mentions),
+    }
 
 
 def show_risk(lens: Lens) -> None:

@@ -13,6 +13,7 @@ from pages.views.answers import show_answers
 from ragcore import errors
 from ragcore.evaluation.run import ChunkingRun, Comparison, MetricSummary, RankedEntry, Run
 from ragcore.services.evaluation import question_texts
+from ragcore.services.run_progress import RunProgress
 from ragcore.services.run_tables import per_question_rows
 
 RANKERS = ["bm25", "dense", "hybrid", "widen", "rerank"]
@@ -39,28 +40,13 @@ source = st.segmented_control(
 
 
 def _progress_reporter(rankers: list[str], rounds: int = 1):
-    """A progress bar fed by the runner's messages ("bm25: question 3 of 77");
-    ``rounds`` counts the chunkings scored one after the other."""
+    """A progress bar fed by the runner's messages; ``rounds`` counts the
+    chunkings scored one after the other."""
     bar = st.progress(0.0, text="Starting…")
-    state = {"round": -1, "done": 0.0}
+    progress = RunProgress(rankers, rounds)
 
     def report(message: str) -> None:
-        if message.startswith("loading "):
-            state["round"] = min(state["round"] + 1, rounds - 1)
-        name, _, rest = message.partition(": ")
-        within = None
-        if name in rankers and rest.startswith("question "):
-            parts = rest.split()
-            try:
-                within = (rankers.index(name) + int(parts[1]) / int(parts[3])) / len(rankers)
-            except (IndexError, ValueError, ZeroDivisionError):
-                within = None
-        elif name in rankers and rest.endswith("done"):
-            within = (rankers.index(name) + 1) / len(rankers)
-        if within is not None:
-            fraction = (max(state["round"], 0) + within) / rounds
-            state["done"] = max(state["done"], min(fraction, 0.98))
-        bar.progress(state["done"], text=message)
+        bar.progress(progress.update(message), text=message)
 
     return bar, report
 

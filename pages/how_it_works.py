@@ -38,8 +38,9 @@ top[2].metric(
 last = facts.last_query
 top[3].metric(
     "Last query",
-    f"{last.timings_ms.get('total', 0):.0f} ms" if last else "—",
-    help="Wall time of the last question in this collection, retrieval and answer.",
+    f"{last.timings_ms.get('total', 0):.0f} ms" if last else "None yet",
+    help="Wall time of the last question asked in this collection, retrieval and answer. "
+    "Each collection keeps its own: ask on the Ask page with this collection chosen.",
 )
 
 
@@ -175,7 +176,7 @@ if last:
         hide_index=True,
     )
 else:
-    st.caption("Ask a question on the Ask page to see its timings here.")
+    st.caption("No question asked in this collection yet: ask one on the Ask page to see its timings here.")
 
 st.subheader("The numbers behind the choices")
 runs = ws.evaluation.stored_runs()

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from .pdf_headings import pdf_headings, pdf_label
 from .records import Document, Passage
 from .text import sentence_spans
 
@@ -379,17 +380,11 @@ def _label_finder(doc: Document, labelled: list[tuple[Heading, str]], fallback: 
     return lambda offset: texts[bisect.bisect_right(starts, offset)]
 
 
-def _page_label(doc: Document, first: int, last: int) -> str:
-    pages = doc.pages_for(first, last)
-    if not pages:
-        return doc.title
-    return f"Page {pages[0]}" if len(pages) == 1 else f"Pages {pages[0]}-{pages[-1]}"
-
-
 def _sentence_packer(doc: Document) -> list[Passage]:
     headings = find_headings(doc)
     title, labelled = _labels(doc, headings)
     label_at = _label_finder(doc, labelled, title or doc.title)
+    pdf_lines = pdf_headings(doc)
     passages: list[Passage] = []
     for a, b in indexable_ranges(doc):
         units = _units(doc.text, a, b, SENTENCE_LIMIT)
@@ -405,7 +400,7 @@ def _sentence_packer(doc: Document) -> list[Passage]:
             p = _make(doc, len(passages), start, end, "", "sentence")
             if p is not None:
                 if doc.kind == "pdf":
-                    label = _page_label(doc, p.first_line, p.last_line)
+                    label = pdf_label(doc, pdf_lines, p.first_line, p.last_line)
                 else:
                     label = label_at(p.start)
                 passages.append(replace(p, label=label))

@@ -21,6 +21,7 @@ from ragcore.chunking import (
     resolve_strategy,
 )
 from ragcore.documents import load_bytes
+from ragcore.pdf_headings import pdf_headings, pdf_label
 from ragcore.records import Document, Passage
 
 
@@ -407,3 +408,24 @@ def test_property_all_chunkers_keep_provenance_and_coverage(generated):
         _check_passages(doc, chunk_document(doc, strategy), strategy)
     if doc.control_lines is None:
         assert len(chunk_document(doc, "whole")) == 1
+
+
+def test_pdf_passages_are_labelled_by_the_heading_above_them(make_pdf):
+    # Headings stand alone between paragraphs; a footer recurs on every page; a short line
+    # broken by the layout ("Subject to") ends on an open word and is no heading.
+    body = [_sentence(k, 30) for k in range(6)]
+    pages = [
+        ["Quarterly Report", *body[:2], "Revenue and costs", *body[2:4], "Subject to", "Approval by the board.",
+         "Acme report - Page 1 of 2"],
+        ["2. Hiring plan", *body[4:], "Acme report - Page 2 of 2"],
+    ]  # fmt: skip
+    doc = load_bytes(make_pdf(pages), "report.pdf")
+    found = [text for _, text in pdf_headings(doc)]
+    assert found == ["Quarterly Report", "Revenue and costs", "2. Hiring plan"]
+    passages = chunk_document(doc, "sentence")
+    for p in passages:
+        heading = [text for number, text in pdf_headings(doc) if number <= p.first_line][-1]
+        pages = f"page {p.pages[0]}" if len(p.pages) == 1 else f"pages {p.pages[0]}-{p.pages[-1]}"
+        assert p.label == f"{heading} ({pages})"
+    assert len({p.label.split(" (")[0] for p in passages}) >= 2
+    assert pdf_label(doc, [], 1, 1) == "Page 1"

@@ -354,6 +354,21 @@ def test_last_query_is_per_session_when_isolated(workspace: Workspace, monkeypat
     assert workspace.explain.facts(DEMO_COLLECTION, "b").last_query.question == "What uptime is guaranteed?"
 
 
+def test_last_query_is_kept_per_collection(workspace: Workspace, monkeypatch) -> None:
+    # Switching collection and back finds the question asked there, in either isolation mode.
+    workspace.collections.ensure_demo()
+    workspace.docs.upload(UPLOADS_COLLECTION, "pricing.md", PRICING_MD)
+    for mode, session in (("shared", None), ("session", "a")):
+        monkeypatch.setenv("RAGCORE_ISOLATION", mode)
+        workspace.asking.ask(DEMO_COLLECTION, f"What uptime? {mode}", mode="bm25", env={}, session=session)
+        workspace.asking.ask(UPLOADS_COLLECTION, f"What price? {mode}", mode="bm25", env={}, session=session)
+        assert workspace.explain.facts(DEMO_COLLECTION, session).last_query.question == f"What uptime? {mode}"
+        assert (
+            workspace.explain.facts(UPLOADS_COLLECTION, session).last_query.question == f"What price? {mode}"
+        )
+    assert workspace.explain.facts(UPLOADS_COLLECTION, "b").last_query is None  # isolated: never another's
+
+
 # ------------------------------------------------------------- the viewer
 
 

@@ -51,6 +51,17 @@ class GoldRelation(_Strict):
     note: str = ""
 
 
+class DocumentSpans(_Strict):
+    """Part of one document: only passages overlapping ``lines`` are read and
+    only items inside them are scored (for long documents)."""
+
+    name: str
+    lines: list[tuple[int, int]] = Field(min_length=1)
+
+
+Documents = list[str | DocumentSpans]
+
+
 class GoldFinding(_Strict):
     id: str
     doc: str
@@ -65,13 +76,13 @@ class GoldContradiction(_Strict):
 
 
 class MoneyGold(_Strict):
-    documents: list[str] | None = None
+    documents: Documents | None = None
     figures: list[GoldFigure]
     relations: list[GoldRelation] = []
 
 
 class RiskGold(_Strict):
-    documents: list[str] | None = None
+    documents: Documents | None = None
     findings: list[GoldFinding]
     contradictions: list[GoldContradiction] = []
 
@@ -173,16 +184,40 @@ def normalise_unit(unit: str | None) -> str | None:
 # Reading the folder
 
 
-def read_passages(folder: Path, documents: Sequence[str] | None) -> list[Passage]:
-    """Every passage of the named documents of ``folder`` (all when None)."""
-    wanted = set(documents) if documents is not None else None
+Spans = dict[str, tuple[tuple[int, int], ...]]
+
+
+def document_spans(documents: Documents | None) -> tuple[set[str] | None, Spans]:
+    """The names a gold part scores (None: all) and the line spans of those
+    named with spans."""
+    if documents is None:
+        return None, {}
+    names = {d if isinstance(d, str) else d.name for d in documents}
+    spans = {d.name: tuple(d.lines) for d in documents if isinstance(d, DocumentSpans)}
+    return names, spans
+
+
+def inside(spans: Spans, doc: str, first: int, last: int) -> bool:
+    """True when lines ``first..last`` of ``doc`` overlap a scored span (any
+    line of a document named without spans)."""
+    if doc not in spans:
+        return True
+    return any(first <= hi and last >= lo for lo, hi in spans[doc])
+
+
+def read_passages(folder: Path, documents: Documents | None) -> list[Passage]:
+    """Every passage of the named documents of ``folder`` (all when None);
+    of a document named with line spans, the passages overlapping them."""
+    wanted, spans = document_spans(documents)
     passages: list[Passage] = []
     found: set[str] = set()
     for name, path in document_files(folder):
         if wanted is not None and name not in wanted:
             continue
         found.add(name)
-        passages.extend(chunk_document(load_path(path, name)))
+        passages.extend(
+            p for p in chunk_document(load_path(path, name)) if inside(spans, name, p.first_line, p.last_line)
+        )
     missing = sorted((wanted or set()) - found)
     if missing:
         raise RagcoreError(
@@ -320,7 +355,13 @@ def _found_figure(mention: Mention) -> FoundFigure:
 def score_money(gold: MoneyGold, hits: Sequence[Hit]) -> dict[str, Score]:
     """Figures and conflicts/changes of the money lens over ``hits``."""
     lens = money_lens(hits)
-    found = [_found_figure(m) for f in lens.figures for m in f.mentions]
+    spans = document_spans(gold.documents)[1]
+    found = [
+        _found_figure(m)
+        for f in lens.figures
+        for m in f.mentions
+        if inside(spans, m.doc, m.first_line, m.last_line)
+    ]
     figures = gold.figures
     taken = match_one_to_one(found, figures, _fits_figure)  # type: ignore[arg-type]
     figure_score = _score(
@@ -335,7 +376,10 @@ def score_money(gold: MoneyGold, hits: Sequence[Hit]) -> dict[str, Score]:
         ms = list(conflict.mentions)
         for i, a in enumerate(ms):
             for b in ms[i + 1 :]:
-                if round(a.amount, 9) != round(b.amount, 9):
+                scored = inside(spans, a.doc, a.first_line, a.last_line) and inside(
+                    spans, b.doc, b.first_line, b.last_line
+                )
+                if scored and round(a.amount, 9) != round(b.amount, 9):
                     key = tuple(sorted(((a.doc, a.offset), (b.doc, b.offset))))
                     pairs.setdefault(key, (_found_figure(a), _found_figure(b), relation))
     by_id = {g.id: g for g in figures}
@@ -361,8 +405,9 @@ def score_money(gold: MoneyGold, hits: Sequence[Hit]) -> dict[str, Score]:
 def score_risk(gold: RiskGold, hits: Sequence[Hit]) -> dict[str, Score]:
     """Findings and contradictions of the risk lens over ``hits``."""
     lens = risk_lens(hits)
+    spans = document_spans(gold.documents)[1]
     records = [FoundFinding(f.doc, f.first_line, f.last_line, f.negated) for f in lens.findings]
-    found = list(dict.fromkeys(records))
+    found = list(dict.fromkeys(r for r in records if inside(spans, r.doc, r.first_line, r.last_line)))
     taken = match_one_to_one(found, gold.findings, _fits_finding)  # type: ignore[arg-type]
     finding_score = _score(
         [f.label() for f in found],
@@ -371,7 +416,9 @@ def score_risk(gold: RiskGold, hits: Sequence[Hit]) -> dict[str, Score]:
     )
     pairs = list(
         dict.fromkeys(
-            tuple(sorted((records[i], records[j]), key=lambda r: r.label())) for i, j in lens.contradictions
+            tuple(sorted((records[i], records[j]), key=lambda r: r.label()))
+            for i, j in lens.contradictions
+            if all(inside(spans, r.doc, r.first_line, r.last_line) for r in (records[i], records[j]))
         )
     )
     by_id = {g.id: g for g in gold.findings}

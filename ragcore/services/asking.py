@@ -68,6 +68,9 @@ class LastQuery:
     answer_mode: AnswerMode | None
 
 
+_ANY_SESSION = "\0any session"  # the key of the last question of any session, never a session id
+
+
 class Asking:
     """Questions over the indexes; model calls are logged in the AI log."""
 
@@ -76,7 +79,8 @@ class Asking:
         self.indexes = indexes
         self.curation = curation
         self.last_query: LastQuery | None = None
-        self._last_queries: dict[str | None, LastQuery] = {}  # per session (session isolation)
+        # Per (session, collection): switching collection and back finds the question asked there.
+        self._last_queries: dict[tuple[str | None, str], LastQuery] = {}
 
     @staticmethod
     def model(env: Mapping[str, str] | None = None) -> ModelConfig | None:
@@ -196,7 +200,7 @@ class Asking:
 
     def _remember(self, outcome: AskOutcome, started: float, session: str | None = None) -> None:
         outcome.timings_ms["total"] = (time.perf_counter() - started) * 1000
-        self.last_query = self._last_queries[session] = LastQuery(
+        self.last_query = LastQuery(
             question=outcome.question,
             collection=outcome.collection,
             mode=outcome.mode,
@@ -204,13 +208,14 @@ class Asking:
             hits=len(outcome.hits),
             answer_mode=outcome.answer.mode if outcome.answer else None,
         )
+        self._last_queries[(session, outcome.collection)] = self.last_query
+        self._last_queries[(_ANY_SESSION, outcome.collection)] = self.last_query
 
     def last_query_of(self, collection: str, session: str | None = None) -> LastQuery | None:
         """The last query over ``collection``: the session's own under session
         isolation (another visitor's question is never shown), else the last of
         any session."""
-        last = self._last_queries.get(session) if isolated() else self.last_query
-        return last if last is not None and last.collection == collection else None
+        return self._last_queries.get((session if isolated() else _ANY_SESSION, collection))
 
     def example_questions(self, collection: str) -> tuple[str, ...]:
         """Questions to offer as one-click examples: the demo's own, else the

@@ -114,3 +114,15 @@ def test_an_overlong_question_is_refused_with_the_limit(app_env) -> None:
     warning = plain(at.warning[-1].value)
     assert "1,599 characters long" in warning and "limited to 1,000" in warning
     assert "Answer" not in _subheaders(at)
+
+
+def test_the_money_lens_names_each_item_once_and_tells_a_change_from_a_conflict(app_env) -> None:
+    at = _ask(start(), PRICING)
+    figures = next(d.value for d in at.dataframe if "Amount" in d.value.columns)
+    assert list(figures.columns) == ["Amount", "Item", "Per", "Relation", "Effective", "Sources"]
+    assert not any("; " in item for item in figures["Item"])  # one item per figure, not fragments joined
+    assert set(figures["Relation"]) <= {"conflict", "change", ""}
+    # The demo's designed conflict: the sales notes quote $999 after the change to $1,199 took effect.
+    assert "conflict" in set(figures.loc[figures["Amount"].isin(["$999", "$1,199"]), "Relation"])
+    headings = [m.value for m in at.markdown if m.value.startswith((":red[**Conflict**]", ":blue[**Change"))]
+    assert any(h.startswith(":red[**Conflict**]") for h in headings)

@@ -25,3 +25,17 @@ def test_how_it_works_shows_live_figures_and_last_query_timings(app_env) -> None
     assert (timings["Milliseconds"] >= 0).all()
     text = " ".join(c.value for c in at.caption)
     assert "synonym" in text and "cross-encoder" in text and "memory" in text  # the known limits
+
+
+def test_last_query_follows_the_collection_in_view(app_env) -> None:
+    at = start()
+    at.text_input(key="question").set_value("What does the SLA promise?")
+    at.button(key="FormSubmitter:ask-form-Ask").click().run()
+    at.switch_page("pages/how_it_works.py").run()
+    at.radio(key="collection-label").set_value("My uploads").run()
+    assert not at.exception, at.exception
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Last query"] == "None yet"
+    assert any("No question asked in this collection yet" in c.value for c in at.caption)
+    at.radio(key="collection-label").set_value("Demo documents").run()
+    assert {m.label: m.value for m in at.metric}["Last query"].endswith(" ms")

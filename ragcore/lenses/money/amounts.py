@@ -73,8 +73,17 @@ _MULTIPLIERS = {
 }
 
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
-# A one-letter multiplier must touch the number ("$5M"); a word may follow a space.
-_MULT = r"(?:(?P<{g}s>[kKmMbBtT]|mm|MM|mn|bn|BN)(?![\w])|\s(?P<{g}w>thousand|million|billion|trillion)\b)?"
+# A one-letter multiplier must touch the number ("$5M"); a word may follow
+# spaces or touch it ("$873million" in run-together PDF text), and may be
+# broken at a line end ("$4.3 bil\nlion").
+_MULT = (
+    r"(?:(?P<{g}s>[kKmMbBtT]|mm|MM|mn|bn|BN)(?![\w])"
+    r"|[ \t]{{0,3}}\n?[ \t]{{0,2}}(?P<{g}w>thousand|(?:mil|bil|tril)\n?lion)\b)?"
+)
+# "(in millions)", "(In thousands, except percentages)": a table's or
+# section's scale for the bare amounts under it.
+_SCALE_HEADER = re.compile(r"\(\s*in\s+(thousands|millions|billions)\b", re.IGNORECASE)
+_SCALE_LINES = 12  # how far under its header a scale holds (a table's height)
 
 
 def _sym_alt() -> str:
@@ -83,7 +92,8 @@ def _sym_alt() -> str:
 
 _AMOUNT = re.compile(
     # symbol before: $999, US$ 5, €49
-    rf"(?<![\w$])(?P<sym>{_sym_alt()})\s?(?P<n1>{_NUM}){_MULT.format(g='m1')}"
+    # (case-sensitive: "a$193" in run-together PDF text is "a $193", not A$)
+    rf"(?<![\d$])(?-i:(?P<sym>{_sym_alt()}))\s?(?P<paren>\()?(?P<n1>{_NUM}){_MULT.format(g='m1')}"
     # ISO code before: USD 999
     rf"|\b(?P<iso1>{'|'.join(_ISO)})\s?(?P<n2>{_NUM}){_MULT.format(g='m2')}"
     # number then ISO code, symbol or currency word: 49 EUR, 49€, 999 dollars
@@ -140,7 +150,7 @@ def exact_amount(number: str, multiplier: str | None = None) -> float:
     "0.000005787037037" and "1,199.00" come out exactly as written."""
     value = Decimal(number.replace(",", ""))
     if multiplier:
-        value *= Decimal(str(_MULTIPLIERS[multiplier.lower()]))
+        value *= Decimal(str(_MULTIPLIERS[multiplier.lower().replace("\n", "")]))
     return float(value)
 
 
@@ -167,6 +177,16 @@ class _Amount:
     sentence: tuple[int, int]
 
 
+def table_scale(text: str, at: int) -> float:
+    """The scale a "(in millions)" header sets for a bare amount at ``at``:
+    the last such header before it, within a table's height of lines."""
+    scale = 1.0
+    for h in _SCALE_HEADER.finditer(text, max(0, at - 4000), at):
+        if text.count("\n", h.start(), at) <= _SCALE_LINES:
+            scale = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}[h.group(1).lower()]
+    return scale
+
+
 def _find_amounts(text: str, spans: list[tuple[int, int]]) -> list[_Amount]:
     out: list[_Amount] = []
     for m in _AMOUNT.finditer(text):
@@ -176,6 +196,8 @@ def _find_amounts(text: str, spans: list[tuple[int, int]]) -> list[_Amount]:
         if parsed is None:
             continue
         amount, currency, num_end, form = parsed
+        if form == "symbol" and not (m.group("m1s") or m.group("m1w")):
+            amount *= table_scale(text, m.start())
         rng = _RANGE_TAIL.match(text, num_end) if form in ("symbol", "code") else None
         if rng is None and _NOT_AMOUNT_AFTER.match(text, num_end):
             continue  # 5%, a version 1.2.3, a time 5:30, a date 2021-01

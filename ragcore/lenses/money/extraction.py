@@ -146,6 +146,8 @@ def _fallback_subject(text: str, before: int, label: str, prior: str) -> str:
     if _names_something(plan):
         return _normalise_phrase(plan)
     heading = label.rsplit(">", 1)[-1]
+    if re.fullmatch(r"\s*(?:page|p\.)\s*\d+\s*", heading, re.IGNORECASE):
+        return ""  # a PDF passage labelled by its page number names nothing
     words = [
         _clean_word(t) for t in _tokens(re.sub(r"^\W*\d+(?:\.\d+)*\.?\s*", "", heading)) if t[:1].isalpha()
     ]

@@ -182,3 +182,39 @@ def test_no_amount_is_negative_nan_or_tiny_unless_written(tokens: list[str]) -> 
             # only when the text writes such a decimal (or a fraction of a cent)
             written = text[f.start : f.end].replace(",", "")
             assert re.search(r"0\.0{4,}", written) or "cent" in text[f.end : f.end + 8], text
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # run-together PDF text: a letter before the sign is a word, not a currency prefix
+        ("expenses fell, chiefly a$193 million cut in fees", [193e6]),
+        # a multiplier word touching the number, after two spaces, or after a line break
+        ("a $873million rise", [873e6]),
+        ("a pre-tax gain of $1.6  billion", [1.6e9]),
+        ("we held $2.7 bil\nlion in cash", [2.7e9]),
+        ("a cut of $41\n million in staff costs", [41e6]),
+        # a loss in parentheses is a positive amount
+        ("Operating loss $ (2,310) $ (1,004)", [2310, 1004]),
+    ],
+)
+def test_amounts_as_pdf_text_writes_them(text: str, expected: list[float]) -> None:
+    assert [f.amount for f in extract_figures(text)] == pytest.approx(expected)
+
+
+def test_an_in_millions_header_scales_the_bare_amounts_under_it_only() -> None:
+    text = (
+        "Segment results (In millions, except percentages)\n"
+        "2023 2024\n"
+        "Subscriptions\n"
+        "$ 4,120 $ 5,310 29 %\n"
+        "Subscriptions rose $1.19 billion.\n"
+    )
+    assert [f.amount for f in extract_figures(text)] == pytest.approx([4.12e9, 5.31e9, 1.19e9])
+    far = "Totals (in thousands)\n" + "filler line\n" * 20 + "A fee of $250 applies.\n"
+    assert [f.amount for f in extract_figures(far)] == [250]
+
+
+def test_a_page_number_label_is_not_a_subject() -> None:
+    (figure,) = extract_figures("It was $40 in all.", label="Page 12")
+    assert figure.subject == ""
