@@ -181,6 +181,7 @@ def main(argv: list[str] | None = None) -> int:
             f"setting {i}/{len(settings)} {s}: objective {objective(aggregate(scored, 200)):.3f}", flush=True
         )
     study = {
+        "kind": "answer-study",  # not a run: the Evaluation page does not list it
         "gold": str(args.gold.relative_to(ROOT) if args.gold.is_relative_to(ROOT) else args.gold),
         "grid": {k: list(v) for k, v in GRID.items()},
         "two_folds": cross_validate(folds_of(questions, args.folds, args.seed), settings, cache, "two folds"),
