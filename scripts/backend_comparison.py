@@ -17,6 +17,7 @@ import json
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,6 +44,12 @@ def ndcg(run: dict, ranker: str) -> str:
     return f"{m['mean']:.3f} [{m['ci_low']:.3f}, {m['ci_high']:.3f}]"
 
 
+def judged(run: dict) -> int:
+    """How many questions the run scored (those with judgements)."""
+    first = next(iter(run["rankers"].values()))
+    return int(first["metrics"]["ndcg@10"].get("n", len(first.get("per_question", []))))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--milvus", default=None, help="Milvus backend (default: a temporary Lite file)")
@@ -53,12 +60,21 @@ def main() -> int:
     out = args.out or Path(scratch.name)
     out.mkdir(parents=True, exist_ok=True)
     milvus = args.milvus or f"milvus:{scratch.name}/index.db"
+    print(
+        f"{time.strftime('%Y-%m-%d')}  python scripts/backend_comparison.py {' '.join(sys.argv[1:])}".rstrip()
+    )
     print("| collection | ranker | embedded nDCG@10 | Milvus nDCG@10 |")
     print("|---|---|---|---|")
     for name in args.collections.split(","):
         embedded, on_milvus = run_eval(name, "embedded", out), run_eval(name, milvus, out)
+        label = f"{name} ({judged(embedded)} judged questions)"
         for ranker in RANKERS:
-            print(f"| {name} | {ranker} | {ndcg(embedded, ranker)} | {ndcg(on_milvus, ranker)} |", flush=True)
+            print(
+                f"| {label} | {ranker} | {ndcg(embedded, ranker)} | {ndcg(on_milvus, ranker)} |", flush=True
+            )
+            label = name
+        fusion = [run["settings"]["index"].get("fusion", {}).get("method") for run in (embedded, on_milvus)]
+        print(f"<!-- {name}: hybrid fusion embedded={fusion[0]} milvus={fusion[1]} -->", flush=True)
     scratch.cleanup()
     return 0
 

@@ -10,26 +10,35 @@ the content that was last synced in full, so an unchanged collection is
 re-used without scanning it.
 
 Every call carries a timeout; a Milvus that is unreachable or slow becomes
-``IndexUnavailable`` with the address (never the token) within it.
+``IndexUnavailable`` with the address (never the token) within it. Long
+calls (writes, flushing, index builds) are watched by pings instead, so a
+server that stops answering in the middle of an ingest fails within seconds.
 """
 
 from __future__ import annotations
 
-import logging
-import threading
+import base64
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 
-from ... import errors
-from ...records import Passage
+from ...records import Passage, sha256_hex
 from ..bm25 import BM25Params
 from . import IndexTarget
 from . import milvus_schema as schema
+from .milvus_client import (  # noqa: F401  (re-exported: callers import them from here)
+    DEFAULT_TIMEOUT_S,
+    PING_TIMEOUT_S,
+    IndexFailure,
+    IndexUnavailable,
+    client_for,
+    forget_client,
+    translated,
+    watched,
+)
 
-DEFAULT_TIMEOUT_S = 8.0  # per call; the issue asks for a clear error within 10 s
 # Writes may wait on the engine sealing a full buffer (Milvus Lite: seconds,
 # more on a loaded machine); a refused or reset connection still fails at once.
 WRITE_TIMEOUT_S = 60.0
@@ -44,117 +53,14 @@ Ranked = list[tuple[str, float]]  # (primary key, score), best first
 HybridRanker = Literal["rrf", "weighted"]
 
 
-class IndexUnavailable(errors.RagcoreError):
-    """Milvus could not be reached or did not answer in time."""
-
-
-class IndexFailure(errors.RagcoreError):
-    """Milvus answered with an error."""
-
-
 @dataclass(frozen=True)
 class SyncReport:
     added: int
     removed: int
     kept: int
     reused: bool  # the marker matched: nothing was scanned
-
-
-_clients: dict[tuple[str, str], object] = {}
-_clients_lock = threading.RLock()  # a failed connect forgets the client under it
-
-
-def client_for(target: IndexTarget, timeout: float = DEFAULT_TIMEOUT_S):
-    """One pymilvus client per address and token in this process (Milvus
-    Lite allows one process per file, and a client is thread-safe)."""
-    key = (target.uri, target.token)
-    with _clients_lock:
-        client = _clients.get(key)
-        if client is None:
-            from pymilvus import MilvusClient
-
-            _quiet_pymilvus()
-            with translated(target, "connect"):
-                client = MilvusClient(uri=target.uri, token=target.token or "", timeout=timeout)
-            _clients[key] = client
-            if target.kind == "milvus-lite":
-                from ..blas import rescan_libraries
-
-                rescan_libraries()  # Lite runs faiss in this process, with its own BLAS
-        return client
-
-
-def _quiet_pymilvus() -> None:
-    """pymilvus configures its loggers on import and logs every failed RPC
-    with a traceback; ragcore reports the error itself, once."""
-    for name in ("pymilvus", "pymilvus.milvus_client"):
-        logging.getLogger(name).setLevel(logging.CRITICAL)
-
-
-def forget_client(target: IndexTarget) -> None:
-    """Drop the cached client (after a failure, so the next call reconnects)."""
-    with _clients_lock:
-        client = _clients.pop((target.uri, target.token), None)
-    if client is not None:
-        try:
-            client.close()
-        except Exception:  # closing a dead connection may fail in many ways
-            pass
-
-
-class translated:
-    """Context manager turning pymilvus and gRPC errors into ragcore errors
-    that name the address (never the token) and what was being done."""
-
-    def __init__(self, target: IndexTarget, doing: str) -> None:
-        self.target, self.doing = target, doing
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, exc_type, exc, tb) -> bool:
-        if exc is None or isinstance(exc, errors.RagcoreError):
-            return False
-        from pymilvus.exceptions import MilvusException
-
-        if not isinstance(exc, MilvusException | OSError | RuntimeError) and not _is_grpc(exc):
-            return False
-        message = str(getattr(exc, "message", "") or exc)
-        if self.target.token:
-            message = message.replace(self.target.token, "***")
-        where = self.target.shown
-        if _looks_unreachable(message):
-            forget_client(self.target)
-            reason = " ".join(message.split())[:160]
-            raise IndexUnavailable(
-                f"Milvus at {where} is unreachable or not answering ({self.doing}: {reason}); "
-                "uploads are kept in the library and indexed when it is back"
-            ) from None
-        raise IndexFailure(f"Milvus at {where} failed to {self.doing}: {message[:300]}") from None
-
-
-def _is_grpc(exc: BaseException) -> bool:
-    import grpc
-
-    return isinstance(exc, grpc.RpcError)
-
-
-_UNREACHABLE = (
-    "fail connecting",
-    "unavailable",
-    "timeout",
-    "timed out",
-    "deadline",
-    "connection refused",
-    "server unavailable",
-    "closed channel",
-    "cannot invoke rpc",
-)
-
-
-def _looks_unreachable(message: str) -> bool:
-    low = message.lower()
-    return any(word in low for word in _UNREACHABLE)
+    before: str = ""  # content key of what the collection held before (when scanned)
+    added_rows: tuple[int, ...] = ()  # rows of the passages inserted now
 
 
 class MilvusIndex:
@@ -173,6 +79,7 @@ class MilvusIndex:
         self.bm25_params = bm25 or BM25Params()
         self._ready = False
         self._meta_ready = False
+        self._blobs_ready = False
 
     @property
     def client(self):
@@ -181,6 +88,19 @@ class MilvusIndex:
     def _do(self, doing: str, method: str, *args, timeout: float | None = None, **kwargs):
         with translated(self.target, doing):
             return getattr(self.client, method)(*args, timeout=timeout or self.timeout, **kwargs)
+
+    def _long(self, doing: str, method: str, *args, timeout: float, **kwargs):
+        """A call that may take long on a healthy server (a write, a flush,
+        the first index build), watched by pings so that a server that
+        stops answering fails within seconds (``milvus_client.watched``)."""
+        client = self.client
+
+        def ping() -> object:
+            return client.has_collection(schema.META_COLLECTION, timeout=PING_TIMEOUT_S)
+
+        return watched(
+            self.target, doing, lambda: getattr(client, method)(*args, timeout=timeout, **kwargs), ping
+        )
 
     # ---------------------------------------------------------- lifecycle
 
@@ -199,7 +119,7 @@ class MilvusIndex:
                 consistency_level="Strong",
             )
         self._ensure_meta()
-        self._do("load the collection", "load_collection", self.name)
+        self._long("load the collection", "load_collection", self.name, timeout=SETTLE_TIMEOUT_S)
         self._ready = True
 
     def _ensure_meta(self) -> None:
@@ -226,6 +146,7 @@ class MilvusIndex:
         if self._do("look up the collection", "has_collection", self.name):
             self._do("drop the collection", "drop_collection", self.name)
         self.set_meta(self.name, "")
+        self.write_blob(self.name, b"")
         self._ready = False
 
     def exists(self) -> bool:
@@ -243,6 +164,74 @@ class MilvusIndex:
         row = {"key": key, "value": value, "v": [0.0, 0.0]}
         self._do("write the meta collection", "upsert", schema.META_COLLECTION, [row])
 
+    # -------------------------------------------------------------- blobs
+
+    def _ensure_blobs(self) -> None:
+        if self._blobs_ready:
+            return
+        if not self._do("look up the statistics collection", "has_collection", schema.BLOB_COLLECTION):
+            params = self.client.prepare_index_params()
+            params.add_index(field_name="v", index_type="FLAT", metric_type="L2")
+            self._do(
+                "create the statistics collection",
+                "create_collection",
+                schema.BLOB_COLLECTION,
+                schema=schema.build_blob_schema(),
+                index_params=params,
+                consistency_level="Strong",
+            )
+        self._do("load the statistics collection", "load_collection", schema.BLOB_COLLECTION)
+        self._blobs_ready = True
+
+    def read_blob(self, key: str) -> bytes | None:
+        """The bytes last written under ``key`` by ``write_blob``, or None
+        (never written, emptied, or incomplete)."""
+        self._ensure_blobs()
+        head = self._do("read statistics", "get", schema.BLOB_COLLECTION, ids=[key])
+        if not head or not str(head[0]["value"]):
+            return None
+        parts, digest = str(head[0]["value"]).split(":")
+        ids = [f"{key}#{i}" for i in range(int(parts))]
+        got = {
+            str(r["key"]): str(r["value"])
+            for r in self._do("read statistics", "get", schema.BLOB_COLLECTION, ids=ids)
+        }
+        if len(got) != len(ids):
+            return None
+        data = base64.b64decode("".join(got[i] for i in ids))
+        return data if sha256_hex(data)[:16] == digest else None
+
+    def write_blob(self, key: str, data: bytes) -> None:
+        """Keep ``data`` under ``key`` (in parts of a VARCHAR's size; the head
+        row, written last, names the parts and their digest)."""
+        self._ensure_blobs()
+        head = self._do("read statistics", "get", schema.BLOB_COLLECTION, ids=[key])
+        old_parts = int(str(head[0]["value"]).split(":")[0]) if head and str(head[0]["value"]) else 0
+        text = base64.b64encode(data).decode("ascii")
+        size = schema.BLOB_PART_CHARS
+        parts = [text[i : i + size] for i in range(0, len(text), size)]
+        rows = [{"key": f"{key}#{i}", "value": part, "v": [0.0, 0.0]} for i, part in enumerate(parts)]
+        for start in range(0, len(rows), 16):
+            self._long(
+                "write statistics",
+                "upsert",
+                schema.BLOB_COLLECTION,
+                rows[start : start + 16],
+                timeout=WRITE_TIMEOUT_S,
+            )
+        value = f"{len(parts)}:{sha256_hex(data)[:16]}" if data else ""
+        self._do(
+            "write statistics",
+            "upsert",
+            schema.BLOB_COLLECTION,
+            [{"key": key, "value": value, "v": [0.0, 0.0]}],
+        )
+        if old_parts > len(parts):
+            extra = [f"{key}#{i}" for i in range(len(parts), old_parts)]
+            self._long(
+                "delete statistics", "delete", schema.BLOB_COLLECTION, ids=extra, timeout=WRITE_TIMEOUT_S
+            )
+
     # --------------------------------------------------------------- sync
 
     def sync(
@@ -251,19 +240,28 @@ class MilvusIndex:
         keys: Sequence[str],
         vectors_for: Callable[[list[int]], np.ndarray],
         collection: str,
+        *,
+        removed_rows: list[dict[str, object]] | None = None,
     ) -> SyncReport:
         """Make the collection hold exactly ``passages`` (keyed by ``keys``);
-        ``vectors_for(rows)`` gives the vectors of the passages at ``rows``."""
+        ``vectors_for(rows)`` gives the vectors of the passages at ``rows``.
+        With ``removed_rows``, the text, doc and label of each deleted
+        passage are appended to it first (to count them out of statistics)."""
         self.ensure()
         wanted = schema.content_key(keys)
         if self.meta(self.name) == wanted:
-            return SyncReport(0, 0, len(keys), reused=True)
+            return SyncReport(0, 0, len(keys), reused=True, before=wanted)
         stored = set(self.stored_keys())
         key_set = set(keys)
         stale = [k for k in stored if k not in key_set]
         for start in range(0, len(stale), DELETE_BATCH):
             part = stale[start : start + DELETE_BATCH]
-            self._do("delete passages", "delete", self.name, ids=part, timeout=WRITE_TIMEOUT_S)
+            if removed_rows is not None:
+                fields = ["pk", "text", "doc", "label", "passage_index"]
+                removed_rows.extend(
+                    self._do("read passages", "get", self.name, ids=part, output_fields=fields)
+                )
+            self._long("delete passages", "delete", self.name, ids=part, timeout=WRITE_TIMEOUT_S)
         todo: dict[str, int] = {}
         for i, key in enumerate(keys):
             if key not in stored:
@@ -274,40 +272,38 @@ class MilvusIndex:
             chunk = [passages[i] for i in part]
             vectors = vectors_for(part)
             data = schema.rows(chunk, [keys[i] for i in part], vectors, collection)
-            self._do("insert passages", "insert", self.name, data, timeout=WRITE_TIMEOUT_S)
+            self._long("insert passages", "insert", self.name, data, timeout=WRITE_TIMEOUT_S)
             if (
                 self.target.kind == "milvus-lite"
                 and (start // INSERT_BATCH + 1) % (LITE_SEAL_ROWS // INSERT_BATCH) == 0
             ):
-                self._do("flush the collection", "flush", self.name, timeout=SETTLE_TIMEOUT_S)
+                self._long("flush the collection", "flush", self.name, timeout=SETTLE_TIMEOUT_S)
         if rows or stale:
             self._settle()
         self.set_meta(self.name, wanted)
-        return SyncReport(len(rows), len(stale), len(key_set & stored), reused=False)
+        before = schema.content_key(stored)
+        return SyncReport(len(rows), len(stale), len(key_set & stored), False, before, tuple(rows))
 
     def _settle(self) -> None:
         """Seal what was written and build the search indexes now, as part of
         ingest: Milvus Lite rebuilds the BM25 index of unsealed rows on every
         search and builds a sealed segment's indexes on its first search
         (seconds at 10k rows); a server indexes in the background."""
-        with translated(self.target, "flush and index the collection"):
-            self.client.flush(self.name, timeout=SETTLE_TIMEOUT_S)
-            probe = np.zeros(self.dim, dtype=np.float32)
-            probe[0] = 1.0
-            self.client.search(
+        doing = "flush and index the collection"
+        self._long(doing, "flush", self.name, timeout=SETTLE_TIMEOUT_S)
+        probe = np.zeros(self.dim, dtype=np.float32)
+        probe[0] = 1.0
+        for field, data, params in (
+            ("sparse", "index", schema.bm25_params()),
+            ("dense", probe.tolist(), schema.dense_params(1)),
+        ):
+            self._long(
+                doing,
+                "search",
                 self.name,
-                data=["index"],
-                anns_field="sparse",
-                search_params=schema.bm25_params(),
-                limit=1,
-                output_fields=["pk"],
-                timeout=SETTLE_TIMEOUT_S,
-            )
-            self.client.search(
-                self.name,
-                data=[probe.tolist()],
-                anns_field="dense",
-                search_params=schema.dense_params(1),
+                data=[data],
+                anns_field=field,
+                search_params=params,
                 limit=1,
                 output_fields=["pk"],
                 timeout=SETTLE_TIMEOUT_S,

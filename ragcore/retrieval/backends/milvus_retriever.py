@@ -2,9 +2,10 @@
 
 Same modes, same ``SearchResult``, same per-stage traces as the embedded
 retriever; only where the signals run changes. BM25 and dense rankings come
-from Milvus; hybrid is fused by the project's own fusion when it is the
-configured default (``agreement``), and by Milvus's RRF or weighted ranker
-when the fusion method is ``rrf`` or ``convex``. Milvus's weighted ranker
+from Milvus; hybrid is fused by the project's own fusion when that is the
+configured method (the default, ``signals``, whose query statistics come
+from ``term_stats.TermStats``; or ``agreement``), and by Milvus's RRF or
+weighted ranker when the fusion method is ``rrf`` or ``convex``. Milvus's weighted ranker
 normalises scores with arctan, not min-max, so ``convex`` orders can differ
 from the embedded ones.
 
@@ -22,13 +23,23 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ...records import Passage, StageTrace
+from ..bm25 import BM25Params
 from ..protocols import EmbedderLike, Mode, PassageSource, RerankerLike, VectorCache
 from ..results import CallLog
-from ..retriever import CANDIDATES, RERANK_DEPTH, WIDEN_FROM_BM25, FusionConfig, Retriever, _check_mode
+from ..retriever import (
+    CANDIDATES,
+    DEFAULT_FUSION,
+    RERANK_DEPTH,
+    WIDEN_FROM_BM25,
+    FusionConfig,
+    Retriever,
+    _check_mode,
+)
 from ..vectors import passage_vectors
 from . import IndexTarget
 from . import milvus_schema as schema
 from .milvus import MilvusIndex, Ranked, SyncReport
+from .term_stats import Frequencies, TermStats, params_key, removed_passages
 
 Ranking = list[tuple[int, float]]
 
@@ -60,18 +71,17 @@ class MilvusRetriever(Retriever):
         self.split_parts = False  # multi-part splitting is off by default in the embedded index too
         self.passages: list[Passage] = corpus.passages
         self.vector_cache = vector_cache
-        self.fusion = fusion_config or FusionConfig()
-        if self.fusion.method == "signals":
-            # The per-query "signals" rule reads term statistics of the
-            # embedded BM25 index, which Milvus does not hold: until Milvus
-            # computes them, hybrid here uses the previous default, agreement.
-            self.fusion = FusionConfig(method="agreement")
+        self.fusion = fusion_config or DEFAULT_FUSION
         self.reranker = reranker
         self.default_mode: Mode = _check_mode(default_mode)
         self._embedder = embedder
         self._dense = None
         self._dense_build = threading.Lock()
-        self.bm25 = None
+        self.bm25_params = BM25Params()
+        # The project's fusion reads query statistics from ``self.bm25``
+        # (``fusion.query_signals``); here they come from term statistics
+        # kept beside the Milvus collection, set by ``ensure_dense``.
+        self.bm25: TermStats | None = None  # type: ignore[assignment]
         self.build_seconds: dict[str, float] = {}
         self.target = target
         self.collection = collection
@@ -112,9 +122,14 @@ class MilvusRetriever(Retriever):
                 if self.keyed_by_content
                 else schema.collection_name(self.collection, dim)
             )
-            index = MilvusIndex(self.target, name, dim)
+            index = MilvusIndex(self.target, name, dim, bm25=self.bm25_params)
             embedded = [0]
-            report = index.sync(self.passages, keys, self._vectors_for(embedded, progress), self.collection)
+            removed: list[dict[str, object]] = []
+            vectors_for = self._vectors_for(embedded, progress)
+            report = index.sync(self.passages, keys, vectors_for, self.collection, removed_rows=removed)
+            self.bm25 = TermStats(
+                self._frequencies(index, keys, report, removed), self.passages, self.bm25_params
+            )
             if self.keyed_by_content:
                 self._drop_previous(index)
             self._keys, self._rows = keys, {k: i for i, k in enumerate(keys)}
@@ -123,6 +138,33 @@ class MilvusRetriever(Retriever):
             self.build_seconds["embedded"] = embedded[0]
             self.index = index
             return embedded[0]
+
+    def _frequencies(
+        self, index: MilvusIndex, keys: list[str], report: SyncReport, removed: list[dict[str, object]]
+    ) -> Frequencies:
+        """The collection's term statistics: read back from Milvus when they
+        describe these passages; updated by this sync's additions and
+        deletions when they describe what Milvus held before; else counted
+        over every passage. Kept in Milvus when changed."""
+        wanted, pkey = schema.content_key(keys), params_key(self.bm25_params)
+        raw = index.read_blob(index.name)
+        found = Frequencies.from_bytes(raw) if raw else None
+        if found is not None and found.params == pkey and found.content == wanted:
+            return found
+        if (
+            found is not None
+            and found.params == pkey
+            and not report.reused
+            and found.content == report.before
+            and not any(schema.maybe_clipped(row) for row in removed)
+        ):
+            found.add([self.passages[i] for i in report.added_rows], self.bm25_params)
+            found.add(removed_passages(removed), self.bm25_params, sign=-1)
+            found.content = wanted
+        else:
+            found = Frequencies.of(self.passages, self.bm25_params, wanted)
+        index.write_blob(index.name, found.to_bytes())
+        return found
 
     def _dim(self) -> int:
         if self._given is not None:
@@ -187,7 +229,9 @@ class MilvusRetriever(Retriever):
     def _rank(
         self, question: str, mode: Mode, k: int, log: CallLog
     ) -> tuple[Ranking, dict[str, dict[int, StageTrace]]]:
-        if mode not in ("hybrid", "rerank") or self.fusion.method == "agreement":
+        if mode not in ("hybrid", "rerank") or self.fusion.method not in ("rrf", "convex"):
+            # The project's fusion (the default, ``signals``, or ``agreement``)
+            # over the two Milvus lists, as in the embedded retriever.
             return super()._rank(question, mode, k, log)
         bm = self._bm25_ranking(question, CANDIDATES, log)
         dn = self._dense_ranking(question, CANDIDATES, log)

@@ -23,6 +23,8 @@ TEXT_MAX_BYTES = 60_000  # Milvus VARCHAR holds at most 65,535 bytes
 LABEL_MAX_BYTES = 2_000
 DOC_MAX_BYTES = 1_000
 META_COLLECTION = "ragcore_meta"
+BLOB_COLLECTION = "ragcore_blobs"  # per-collection term statistics, in parts
+BLOB_PART_CHARS = 60_000
 
 # Milvus's standard tokenizer with a lower-case filter and the project's own
 # stop list; it does not stem (the embedded BM25 does), so the two BM25
@@ -122,6 +124,17 @@ def build_meta_schema():
     return schema
 
 
+def build_blob_schema():
+    """Keyed text parts (base64), for data larger than one meta value."""
+    from pymilvus import DataType, MilvusClient
+
+    schema = MilvusClient.create_schema(auto_id=False, enable_dynamic_field=False)
+    schema.add_field("key", DataType.VARCHAR, is_primary=True, max_length=512)
+    schema.add_field("value", DataType.VARCHAR, max_length=65_535)
+    schema.add_field("v", DataType.FLOAT_VECTOR, dim=2)
+    return schema
+
+
 def rows(
     passages: Sequence[Passage], keys: Sequence[str], vectors: np.ndarray, collection: str
 ) -> list[dict[str, object]]:
@@ -142,6 +155,12 @@ def rows(
             }
         )
     return out
+
+
+def maybe_clipped(row: dict[str, object]) -> bool:
+    """Whether a stored row's text, doc or label may have been cut by ``rows``."""
+    limits = (("text", TEXT_MAX_BYTES), ("doc", DOC_MAX_BYTES), ("label", LABEL_MAX_BYTES))
+    return any(len(str(row.get(name, "")).encode("utf-8")) >= limit - 3 for name, limit in limits)
 
 
 def dense_params(limit: int) -> dict[str, object]:

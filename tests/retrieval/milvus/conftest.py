@@ -3,6 +3,7 @@ loopback server (``milvus-lite server`` on 127.0.0.1), stopped after."""
 
 from __future__ import annotations
 
+import signal
 import socket
 import subprocess
 import sys
@@ -63,7 +64,17 @@ class LoopbackServer:
             forget_client(self.target)
             return False
 
+    def pause(self) -> None:
+        """Freeze the server (SIGSTOP): connections stay open, nothing answers."""
+        assert self.process is not None
+        self.process.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        if self.process is not None:
+            self.process.send_signal(signal.SIGCONT)
+
     def stop(self) -> None:
+        self.resume()  # a frozen process cannot act on SIGTERM
         if self.process is not None and self.process.poll() is None:
             self.process.terminate()
             try:

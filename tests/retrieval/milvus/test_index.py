@@ -232,3 +232,54 @@ def test_server_stopped_mid_ingest_errors_then_resumes(loopback_server, monkeypa
     report = index.sync(passages, keys, lambda rows: vecs[rows], "uploads")
     assert not report.reused and report.kept == 10 and report.added == 20
     assert sorted(index.stored_keys()) == sorted(keys)
+
+
+@pytest.mark.slow  # freezes the server mid-ingest and lets it go on
+def test_server_frozen_mid_ingest_fails_within_ten_seconds_then_completes(loopback_server, monkeypatch):
+    """A server that stops answering (frozen, connections open) in the middle
+    of an insert: the sync fails within 10 s, although writes may take up to
+    a minute on a healthy server; once it answers again, the next sync
+    completes the ingest."""
+    from ragcore.retrieval.backends import milvus as milvus_module
+
+    monkeypatch.setattr(milvus_module, "INSERT_BATCH", 10)
+    passages = make_passages(n_docs=6, per_doc=5)
+    keys = [schema.passage_key(p, "test-model") for p in passages]
+    vecs = vectors_of(passages)
+    calls = []
+
+    def freeze_on_second_batch(rows):
+        calls.append(len(rows))
+        if len(calls) == 2:
+            loopback_server.pause()
+        return vecs[rows]
+
+    index = MilvusIndex(loopback_server.target, "t_frozen", 8)
+    index.ensure()
+    started = time.monotonic()
+    with pytest.raises(IndexUnavailable) as caught:
+        index.sync(passages, keys, freeze_on_second_batch, "uploads")
+    assert time.monotonic() - started < 10
+    assert "not answering" in str(caught.value) and "time limit" in str(caught.value)
+    assert "RPC" not in str(caught.value)  # a plain cause, not gRPC's dump
+
+    loopback_server.resume()
+    index = MilvusIndex(loopback_server.target, "t_frozen", 8)
+    report = index.sync(passages, keys, lambda rows: vecs[rows], "uploads")
+    assert not report.reused and report.added + report.kept == len(passages)
+    assert sorted(index.stored_keys()) == sorted(keys)
+
+
+@pytest.mark.slow  # freezes the server
+def test_frozen_server_search_fails_within_ten_seconds(loopback_server):
+    passages = make_passages()
+    index, _keys, _ = synced(loopback_server.target, passages)
+    loopback_server.pause()
+    for search in (
+        lambda: index.bm25("refund payment", 10),
+        lambda: index.dense(vectors_of(passages)[0], 10),
+    ):
+        started = time.monotonic()
+        with pytest.raises(IndexUnavailable, match="no answer within the time limit"):
+            search()
+        assert time.monotonic() - started < 10

@@ -24,10 +24,12 @@ from pathlib import Path
 import pytest
 
 from ragcore.corpus import corpus_from_library, load_corpus
-from ragcore.retrieval import Retriever
+from ragcore.retrieval import Retriever, fusion
+from ragcore.retrieval.backends import parse_index, term_stats
+from ragcore.retrieval.backends.milvus import forget_client
 from ragcore.retrieval.backends.milvus_retriever import MilvusRetriever
 from ragcore.retrieval.backends.select import make_retriever
-from ragcore.retrieval.retriever import CANDIDATES, FusionConfig
+from ragcore.retrieval.retriever import CANDIDATES, DEFAULT_FUSION, FusionConfig
 from ragcore.retrieval.vectors import seed_from_precomputed
 from ragcore.store import Library
 
@@ -104,18 +106,25 @@ def test_bm25_is_bm25_on_milvus_tokens_and_overlaps_the_embedded(pair, questions
 
 
 def test_hybrid_default_fusion_is_ours_over_the_milvus_lists(pair, questions):
-    _, milvus = pair
-    for q in questions[:20]:
+    """Hybrid on Milvus is the embedded default fusion (same config, same
+    function) over the two Milvus lists, with the query signals the
+    embedded BM25 index would compute for those lists."""
+    embedded, milvus = pair
+    assert milvus.fusion == embedded.fusion == DEFAULT_FUSION
+    moved = 0
+    for q in questions:
         result = milvus.search(q, "hybrid", 10)
         bm = milvus.search(q, "bm25", CANDIDATES).hits
         dn = milvus.search(q, "dense", CANDIDATES).hits
-        fused = milvus.fusion.fuse(
-            {
-                "bm25": [(milvus.row_of(h.passage), h.score) for h in bm],
-                "dense": [(milvus.row_of(h.passage), h.score) for h in dn],
-            }
-        )
-        assert [milvus.row_of(h.passage) for h in result.hits] == [row for row, _ in fused[:10]]
+        lists = {
+            "bm25": [(milvus.row_of(h.passage), h.score) for h in bm],
+            "dense": [(milvus.row_of(h.passage), h.score) for h in dn],
+        }
+        signals = fusion.query_signals(embedded.bm25, q, lists["bm25"], lists["dense"])
+        fused = DEFAULT_FUSION.fuse(lists, signals)
+        assert [milvus.row_of(h.passage) for h in result.hits] == [row for row, _ in fused[:10]], q
+        agreed, _ = fusion.agreement_rrf(lists["bm25"], lists["dense"])
+        moved += [row for row, _ in agreed[:10]] != [row for row, _ in fused[:10]]
         bm_rank = {h.passage.id: h.rank for h in bm}
         dn_rank = {h.passage.id: h.rank for h in dn}
         for hit in result.hits:
@@ -123,6 +132,7 @@ def test_hybrid_default_fusion_is_ours_over_the_milvus_lists(pair, questions):
             assert (trace["bm25"].rank if trace["bm25"] else None) == bm_rank.get(hit.passage.id)
             assert (trace["dense"].rank if trace["dense"] else None) == dn_rank.get(hit.passage.id)
             assert trace["fused"].rank == hit.rank
+    assert moved  # the old agreement fusion would have ranked some questions differently
 
 
 def test_rrf_runs_in_milvus_and_matches_our_rrf(demo, embedder, questions):
@@ -157,7 +167,7 @@ def test_related_is_a_filtered_search_matching_the_embedded(pair):
         assert all(not pid.startswith(passage.doc + "#") for pid in mine)
 
 
-def test_library_changes_propagate(tmp_path, demo, embedder):
+def test_library_changes_propagate(tmp_path, demo, embedder, monkeypatch):
     _, library, home = demo
     folder = tmp_path / "docs"
     folder.mkdir()
@@ -177,11 +187,43 @@ def test_library_changes_propagate(tmp_path, demo, embedder):
     first = retriever()
     assert first.sync_report.added == len(first.passages)
     assert [h.passage.doc for h in first.search("walrus ledger", "bm25", 3).hits][:1] == ["a.md"]
+    # The term statistics follow deletions and additions (updated from what
+    # the sync removed and added, never recounted), equal to a recount ...
+    count = term_stats.Frequencies.of
+    counted = []
+    monkeypatch.setattr(term_stats.Frequencies, "of", lambda *a: counted.append(a))
     library.remove_document("team", "a.md")
     second = retriever()
-    assert second.sync_report.removed >= 1 and second.sync_report.added == 0
+    assert second.sync_report.removed >= 1 and second.sync_report.added == 0 and not counted
+    assert "walrus" not in second.bm25.vocab
     assert all(h.passage.doc != "a.md" for h in second.search("walrus ledger", "bm25", 10).hits)
-    assert retriever().sync_report.reused
+    (folder / "c.md").write_text("# Gamma\n\nThe walrus ledger moved.\n", encoding="utf-8")
+    ingest_files(library, "team", [("c.md", folder / "c.md")])
+    third = retriever()
+    assert third.sync_report.added == 1 and not counted
+    wanted = term_stats.TermStats(
+        count(third.passages, third.bm25_params, ""), third.passages, third.bm25_params
+    )
+    assert third.bm25.size == wanted.size == len(third.passages)
+    assert set(third.bm25.vocab) == set(wanted.vocab) and "gamma" in third.bm25.vocab
+    assert all(third.bm25.idf[third.bm25.vocab[t]] == wanted.idf[c] for t, c in wanted.vocab.items())
+    # A re-chunked document: its old spans leave Milvus, its new ones arrive.
+    from ragcore.corpus import rechunk
+
+    b_before = {
+        h.passage.id for h in third.search("ferret audits", "bm25", 10).hits if h.passage.doc == "b.md"
+    }
+    rechunk(library, "team", "b.md", "whole")
+    fourth = retriever()
+    assert fourth.sync_report.removed >= 1 and fourth.sync_report.added == 1 and not counted
+    found = [h.passage for h in fourth.search("ferret audits", "bm25", 10).hits if h.passage.doc == "b.md"]
+    assert b_before and len(found) == 1 and found[0].chunking == "whole"
+    assert set(fourth.index.stored_keys()) == set(fourth._keys)
+    # ... and a restart reads them back from Milvus instead of recounting.
+    forget_client(parse_index(target))
+    again = retriever()
+    assert again.sync_report.reused and not counted
+    assert again.search("walrus ledger", "hybrid", 3).hits[0].passage.doc == "c.md"
 
 
 def test_folder_collection_is_keyed_by_content_and_reused(tmp_path, embedder):
