@@ -17,6 +17,13 @@ The pool's settings go to a sidecar ``<sheet>.meta.json``.
 
     python scripts/pool_goldset.py pool  [--gold eval/demo.gold.json] [--rankers bm25,dense,hybrid]
                                          [--depth 10] [--seed 8] [--out eval/pool/sheet-DATE.jsonl]
+
+A ranker is a retrieval mode (``bm25``, ``dense``, ``hybrid``, ...), optionally
+with a fusion method other than the default (``hybrid:rrf``,
+``hybrid:agreement``) and with multi-part questions split (``hybrid+parts``):
+pooling the rankers a future default could resemble means a change of
+default asks for few new judgements. Unanswerable questions (``"answer":
+{"answerable": false}``) are not pooled: no passage can answer them.
     python scripts/pool_goldset.py merge SHEET [--gold eval/demo.gold.json]
     python scripts/pool_goldset.py words [--gold eval/demo.gold.json]
     python scripts/pool_goldset.py check [--gold eval/demo.gold.json]
@@ -171,6 +178,8 @@ def pool_records(
     judged = judged or {}
     records = []
     for q in data["questions"]:
+        if q.get("answer", {}).get("answerable") is False:
+            continue  # nothing can answer it, so there is nothing to judge
         done = set(judged_spans(q)) | {(d, f, la) for (qid, d, f, la) in judged if qid == q["id"]}
         pooled: dict[tuple[str, int, int], Passage] = {}
         for mode in rankers:
@@ -196,25 +205,67 @@ def pool_records(
     return [{"item": r.pop("item"), **r} for r in records]
 
 
+@dataclass(frozen=True)
+class RankerSpec:
+    """A pooled ranker: ``MODE[:FUSION][+parts]``."""
+
+    mode: str
+    fusion: str | None = None  # None: the default fusion
+    parts: bool = False  # multi-part questions ranked part by part, merged
+
+
+def parse_ranker(text: str) -> RankerSpec:
+    """``hybrid``, ``hybrid:rrf``, ``bm25+parts``, ``hybrid:agreement+parts``."""
+    from ragcore.retrieval.protocols import FUSION_METHODS, MODES
+
+    spec = text.strip()
+    parts = spec.endswith("+parts")
+    spec = spec.removesuffix("+parts")
+    mode, _, method = spec.partition(":")
+    if mode not in MODES:
+        raise RagcoreError(f"ranker {text!r}: unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+    if method and method not in FUSION_METHODS:
+        raise RagcoreError(
+            f"ranker {text!r}: unknown fusion {method!r}; choose one of {', '.join(FUSION_METHODS)}"
+        )
+    if method and mode in ("bm25", "dense"):
+        raise RagcoreError(f"ranker {text!r}: {mode} fuses nothing")
+    return RankerSpec(mode, method or None, parts)
+
+
 def retriever_search(gold_path: Path) -> tuple[Search, dict[str, Any]]:
-    """Search function over the gold set's corpus (auto chunking), and index details."""
+    """Search function over the gold set's corpus (auto chunking), taking a
+    ranker spec (``parse_ranker``) as its mode, and index details."""
     from ragcore.corpus import default_library, load_corpus
-    from ragcore.retrieval import Retriever
+    from ragcore.retrieval import FusionConfig, Retriever
 
     gold = load_goldset(gold_path)
     library = default_library()
     corpus = load_corpus(gold.corpus, CHUNKING, library)
-    retriever = Retriever(corpus, vector_cache=library)
-    retriever.ensure_dense()
+    base = Retriever(corpus, vector_cache=library)
+    base.ensure_dense()
+    retrievers: dict[tuple[str | None, bool], Retriever] = {(None, base.split_parts): base}
 
-    def search(question: str, mode: str, k: int) -> list[Passage]:
-        return [h.passage for h in retriever.search(question, mode=mode, k=k).hits]
+    def retriever(spec: RankerSpec) -> Retriever:
+        key = (spec.fusion, spec.parts or base.split_parts)
+        if key not in retrievers:
+            fusion = FusionConfig(method=spec.fusion) if spec.fusion else None
+            made = Retriever(corpus, vector_cache=library, fusion_config=fusion, split_parts=key[1])
+            made.ensure_dense()
+            retrievers[key] = made
+        return retrievers[key]
+
+    def search(question: str, ranker: str, k: int) -> list[Passage]:
+        spec = parse_ranker(ranker)
+        hits = retriever(spec).search(question, mode=spec.mode, k=k).hits
+        return [h.passage for h in hits]
 
     details = {
         "documents": len(corpus.documents),
         "passages": len(corpus.passages),
-        "embedding_model": getattr(retriever.embedder, "model_id", None),
-        "fusion": {"method": retriever.fusion.method, "k": retriever.fusion.k},
+        "embedding_model": getattr(base.embedder, "model_id", None),
+        "fusion": {"method": base.fusion.method, "k": base.fusion.k},
+        "split_parts": base.split_parts,
     }
     return search, details
 
@@ -423,6 +474,8 @@ def effective_grades(gold_path: Path, lines_only: bool = False) -> dict[Span, in
 def cmd_pool(args: argparse.Namespace) -> int:
     data = read_raw(args.gold)
     rankers = [r.strip() for r in args.rankers.split(",") if r.strip()]
+    for ranker in rankers:
+        parse_ranker(ranker)  # a misspelt ranker fails before the index is built
     search, details = retriever_search(args.gold)
     judged = merged_grades(Path("eval/pool") if args.out is None else args.out.parent, args.gold)
     records = pool_records(data, search, rankers, args.depth, args.seed, judged)

@@ -161,14 +161,6 @@ def test_trim_span_leaves_out_lines_shared_with_lower_grades(pool_script):
     assert trim(81, 81, 1, [(77, 81, 0)]) is None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "the pool predates the BM25 change of issue 22 (stop list, k1/b, identifiers): the re-made "
-        "eval/results/demo.json has 282 unjudged (question, passage) pairs in bm25's and hybrid's top 10, "
-        "counted as not relevant; extend the pool (scripts/pool_goldset.py) and this passes"
-    ),
-)
 def test_stored_run_scores_this_gold_set(gold):
     assert RUN.is_file(), (
         "eval/results/demo.json is missing: run python -m ragcore eval --gold eval/demo.gold.json"
@@ -241,3 +233,40 @@ def test_unanswerable_questions_name_nothing_the_documents_hold(gold, documents)
     for q in (q for q in gold.questions if q.type == "unanswerable"):
         missing = content_words(q.text) - corpus_words
         assert missing, f"{q.id}: every content word of the question occurs in the corpus; check it by hand"
+
+
+# ------------------------------------------------------------------ pooling
+
+
+def test_parse_ranker_reads_mode_fusion_and_parts(pool_script):
+    parse = pool_script.parse_ranker
+    assert parse("hybrid") == pool_script.RankerSpec("hybrid", None, False)
+    assert parse("hybrid:rrf+parts") == pool_script.RankerSpec("hybrid", "rrf", True)
+    assert parse(" bm25+parts ") == pool_script.RankerSpec("bm25", None, True)
+    for wrong in ("hybrid:borda", "bm26", "dense:rrf"):
+        with pytest.raises(pool_script.RagcoreError, match="ranker"):
+            parse(wrong)
+
+
+def test_pool_asks_only_unjudged_passages_of_answerable_questions(pool_script):
+    from ragcore.records import Passage
+
+    def passage(doc, first, last):
+        return Passage(
+            doc=doc, index=first, first_line=first, last_line=last, start=0, end=1, label="s", text="t"
+        )
+
+    data = {
+        "questions": [
+            {"id": "a", "text": "A?", "judgements": [{"doc": "x.md", "lines": [1, 3], "grade": 0}]},
+            {"id": "u", "text": "U?", "judgements": [], "answer": {"answerable": False}},
+        ]
+    }
+    ranked = {"bm25": [passage("x.md", 1, 3), passage("x.md", 4, 6)], "dense": [passage("y.md", 1, 2)]}
+
+    def search(question, ranker, k):
+        return ranked[ranker]
+
+    records = pool_script.pool_records(data, search, ["bm25", "dense"], 10, 8, {("a", "y.md", 1, 2): 1})
+    assert [(r["question_id"], r["doc"], r["lines"]) for r in records] == [("a", "x.md", [4, 6])]
+    assert set(records[0]) == SHEET_KEYS and records[0]["grade"] is None
