@@ -296,13 +296,16 @@ RELATION_HEADING = {"conflict": ":red[**Conflict**]", "change": ":blue[**Change 
 
 
 def show_money(lens: Lens) -> None:
+    implied = _implied_changes(lens)
     for k, conflict in enumerate(lens.conflicts):
+        if k in implied:
+            continue
         # A change lists its amounts oldest first; a conflict has no order.
         joiner = " → " if conflict.relation == "change" else " vs "
         amounts = joiner.join(format_amount(a, conflict.currency) for a in conflict.amounts)
         per = f" per {conflict.period}" if conflict.period else ""
         with st.container(border=True):
-            subject = ui.md(f"{conflict.subject or 'same item'}{per}")
+            subject = ui.md(f"{conflict.item or 'same item'}{per}")
             st.markdown(f"{RELATION_HEADING[conflict.relation]} · {subject}: **{ui.md(amounts)}**")
             if conflict.reason:
                 st.caption(ui.md(conflict.reason))
@@ -327,6 +330,25 @@ def show_money(lens: Lens) -> None:
         st.caption("No amounts in the passages read.")
 
 
+def _implied_changes(lens: Lens) -> set[int]:
+    """Changes A -> C already shown as A -> B and B -> C for the same item: listed once, as the steps."""
+    steps = {
+        (c.item, c.currency, c.period, c.amounts[0], c.amounts[-1])
+        for c in lens.conflicts
+        if c.relation == "change" and len(c.amounts) == 2
+    }
+    implied = set()
+    for k, c in enumerate(lens.conflicts):
+        if c.relation != "change" or len(c.amounts) != 2:
+            continue
+        key = (c.item, c.currency, c.period)
+        if any(
+            (*key, c.amounts[0], mid) in steps and (*key, mid, c.amounts[1]) in steps for *_, mid, _ in steps
+        ):
+            implied.add(k)
+    return implied
+
+
 def _relations(lens: Lens) -> dict[tuple[str, float], str]:
     """Each (currency, amount) in a conflict or a change; a conflict wins."""
     found: dict[tuple[str, float], str] = {}
@@ -337,7 +359,7 @@ def _relations(lens: Lens) -> dict[tuple[str, float], str]:
 
 
 def _figure_row(figure: Figure, relations: dict[tuple[str, float], str]) -> dict[str, str]:
-    subjects = [m.subject for m in figure.mentions if m.subject]
+    subjects = [m.item for m in figure.mentions if m.item]
     # The item most mentions name (ties: the first), not every fragment joined.
     item = max(dict.fromkeys(subjects), key=subjects.count) if subjects else ""
     return {

@@ -74,7 +74,9 @@ def upload_section(documents_area) -> None:
         def step(stage: str, fraction: float, i: int = i) -> None:
             bar.progress(min(1.0, (i + fraction) / len(files)), text=stage)
 
-        outcomes.append(ws.docs.upload(coll, f.name, f.getvalue(), chunking, progress=step))
+        outcomes.append(
+            ws.docs.upload(coll, f.name, f.getvalue(), chunking, progress=step, embed="background")
+        )
     bar.progress(1.0, text=upload_summary(outcomes))
     show_outcomes(outcomes)
 
@@ -96,6 +98,17 @@ def show_outcomes(outcomes: list[UploadOutcome]) -> None:
             st.info(ui.md(f"{o.name}: {o.message}"), icon=":material/content_copy:")
         else:
             st.error(ui.md(f"{o.name} was not added: {o.message}"), icon=":material/error:")
+
+
+@st.fragment(run_every=1.0)
+def embedding_live() -> None:
+    """Background embedding of this collection (#18), refreshed each second until it ends."""
+    now = ws.indexes.embedding_progress(coll)
+    if not now.running:
+        st.rerun()  # finished: the whole page shows the final state
+    st.progress(
+        now.fraction, text=f"Embedding {now.done} of {now.total} passages; keyword search works meanwhile"
+    )
 
 
 def documents_table(infos) -> None:
@@ -200,5 +213,12 @@ documents_area = st.empty()  # its own slot: emptied while an upload runs above 
 if offers_upload:
     with upload_area:
         upload_section(documents_area)
+    embedding_now = ws.indexes.embedding_progress(coll)
+    if embedding_now.running:
+        embedding_live()
+    elif embedding_now.error:
+        st.warning(
+            ui.md(f"Embedding failed ({embedding_now.error}); questions use keyword search meanwhile.")
+        )
 with documents_area.container():
     documents_section()

@@ -118,6 +118,8 @@ def figure_conflict(a: Unit, b: Unit, relaxed: bool = False) -> bool:
         return False
     if not relaxed and (a.kind != "sentence" or b.kind != "sentence"):
         return False
+    if a.kind != b.kind:
+        return False  # a row's figure is one cell of a case; a sentence's is a claim
     if {d.lower() for d in _DATE.findall(a.text)} != {d.lower() for d in _DATE.findall(b.text)}:
         return False  # figures at different dates are a change, not a disagreement
     fa, fb = figures(a.text, not relaxed), figures(b.text, not relaxed)

@@ -30,10 +30,12 @@ from dataclasses import dataclass, field
 from ragcore.lenses import Lens
 from ragcore.records import ANSWERING_KINDS, Answer, AnswerSentence, Citation, Document, Hit, SentenceKind
 
+from .answerability import collection_texts, unknown_names
+from .claims import SUBJECT_COVERAGE, question_disagreements
 from .disagreement import Disagreement, asks_agreement, disagreements, lens_conflicts
-from .relevance import Part, Scorer, Weights, make_part
+from .relevance import Part, Scorer, Weights, answer_cue, make_part
 from .semantic import Similarity
-from .units import Unit, answer_units
+from .units import Unit, answer_units, with_continuations
 
 HEADER = "Extractive answer (no model)"
 DEFAULT_REASON = "no model configured"
@@ -135,7 +137,12 @@ def is_covered(
     """Whether some part of the question is answered by a retrieved unit."""
     units = answer_units(hits, documents)
     scorer = Scorer(units)
-    return any(choose(units, part, scorer, set(), min_score) for part in question_parts(question))
+    parts = question_parts(question)
+    unknown = _unknown_names(parts, documents, units)
+    return any(
+        not missing and choose(units, part, scorer, set(), min_score)
+        for part, missing in zip(parts, unknown, strict=True)
+    )
 
 
 def _indirect(part: Part) -> str:
@@ -152,10 +159,20 @@ def _disagreement_sentence(d: Disagreement, cites: _Citations) -> AnswerSentence
     return AnswerSentence(text, (cites.cite(d.first), cites.cite(d.second)), kind)
 
 
+def _unknown_names(
+    parts: Sequence[Part], documents: Mapping[str, Document] | None, units: Sequence[Unit]
+) -> list[list[str]]:
+    """Per part, the names it mentions that no document of the collection does."""
+    return [unknown_names(p.text, collection_texts(documents, [u.text for u in units])) for p in parts]
+
+
 def _declined(
-    units: Sequence[Unit], parts: Sequence[Part], scorer: Scorer
+    units: Sequence[Unit], parts: Sequence[Part], scorer: Scorer, unknown: Sequence[str] = ()
 ) -> list[tuple[AnswerSentence, Unit | None]]:
     out: list[tuple[AnswerSentence, Unit | None]] = [(AnswerSentence(NOT_COVERED, (), "not-covered"), None)]
+    if unknown:
+        named = ", ".join(unknown)
+        out.append((AnswerSentence(f"No loaded document mentions {named}.", (), "not-covered"), None))
     closest = sorted(units, key=lambda u: (-max(scorer.score(u, p) for p in parts), u.hit_rank))[:RELATED]
     if closest:
         out.append((AnswerSentence(RELATED_INTRO, (), "related"), None))
@@ -175,6 +192,9 @@ def extractive_answer(
     min_score: float = ANSWER_MIN_SCORE,
     weights: Weights | None = None,
     similarity: Similarity | None = None,
+    check_names: bool = True,
+    subject_coverage: float = SUBJECT_COVERAGE,
+    follow_on: bool = True,
 ) -> Answer:
     """The answer assembled from the retrieved passages' sentences and table rows.
 
@@ -190,38 +210,81 @@ def extractive_answer(
     units = answer_units(hits, documents)
     scorer = Scorer(units, weights or Weights(), similarity)
     parts = question_parts(question)
-    taken: set[int] = set()
-    per_part: list[list[Unit]] = []
-    for part in parts:
-        chosen = choose(units, part, scorer, taken, min_score)
-        taken.update(id(u) for u in chosen)
-        per_part.append(chosen)
+    unknown = _unknown_names(parts, documents, units) if check_names else [[] for _ in parts]
+    per_part, answered = _select(units, parts, scorer, min_score, unknown, follow_on)
     cites = _Citations()
-    if not any(per_part):
-        pairs = _declined(units, parts, scorer)
+    if not any(answered):
+        pairs = _declined(units, parts, scorer, sorted({n for names in unknown for n in names}))
         sentences = [
             AnswerSentence(s.text, (cites.cite(u),), s.kind) if u is not None else s for s, u in pairs
         ]
         return _finish(sentences, cites, reason)
     agreement = asks_agreement(question)
     extra = lens_conflicts(lens) if lens is not None and agreement else []
-    return _finish(_answer_sentences(parts, per_part, cites, max_sentences, extra, agreement), cites, reason)
+    by_relevance = sorted(units, key=lambda u: (-max(scorer.score(u, p) for p in parts), u.hit_rank))
+    chosen = [u for us in per_part for u in us]
+    whole = make_part(question)
+    pointed = question_disagreements(
+        question,
+        by_relevance,
+        chosen,
+        answer_cue(question),
+        lambda u: scorer.coverage(u, whole),
+        subject_coverage,
+    )
+    sentences = _answer_sentences(parts, per_part, answered, cites, max_sentences, pointed + extra, agreement)
+    return _finish(sentences, cites, reason)
+
+
+def _select(
+    units: Sequence[Unit],
+    parts: Sequence[Part],
+    scorer: Scorer,
+    min_score: float,
+    unknown: Sequence[list[str]],
+    follow: bool = True,
+) -> tuple[list[list[Unit]], list[bool]]:
+    """Each part's units, and whether each part is answered."""
+    taken: set[int] = set()
+    per_part: list[list[Unit]] = []
+    answered: list[bool] = []
+    for part, missing in zip(parts, unknown, strict=True):
+        if missing:  # a name no document mentions: this part cannot be answered here
+            answered.append(False)
+            per_part.append([])
+            continue
+        chosen = choose(units, part, scorer, taken, min_score)
+        if follow:
+            chosen = with_continuations(chosen, units, taken)
+        # a part whose answer another part already quotes ("..., and how much
+        # is it?") is answered, with nothing more to add
+        answered.append(
+            bool(chosen) or any(scorer.score(u, part) >= min_score for u in units if id(u) in taken)
+        )
+        taken.update(id(u) for u in chosen)
+        per_part.append(chosen)
+    return per_part, answered
 
 
 def _answer_sentences(
     parts: Sequence[Part],
     per_part: Sequence[list[Unit]],
+    answered: Sequence[bool],
     cites: _Citations,
     budget: int,
     extra: Sequence[Disagreement] = (),
     relaxed: bool = False,
 ) -> list[AnswerSentence]:
     chosen = [u for units in per_part for u in units]
-    found = list(extra) + disagreements(chosen, relaxed)
+    found: list[Disagreement] = []
+    for d in list(extra) + disagreements(chosen, relaxed):
+        # a unit stands on one side of one disagreement at most
+        if not any({id(d.first), id(d.second)} & {id(f.first), id(f.second)} for f in found):
+            found.append(d)
     in_pair = {id(u) for d in found for u in (d.first, d.second)}
     sentences = [_disagreement_sentence(d, cites) for d in found]
-    for part, units in zip(parts, per_part, strict=True):
-        if not units:
+    for part, units, done in zip(parts, per_part, answered, strict=True):
+        if not done:
             sentences.append(
                 AnswerSentence(f"The documents do not say {_indirect(part)}.", (), "not-covered")
             )

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from ragcore.text import content_words
+from ragcore.text import ENGLISH_STOP_WORDS, content_words, tokenize
 
 from .semantic import Similarity
 from .units import Unit
@@ -129,13 +129,22 @@ def _floats(text: str) -> list[float]:
     return out
 
 
+def topic_words(text: str) -> frozenset[str]:
+    """Stemmed words that say what a question is about: no function words
+    (the English stop list), no question words, no contractions ("we're")."""
+    words = tokenize(text, stop_words=ENGLISH_STOP_WORDS)
+    return frozenset(w for w in words if (len(w) > 1 or w.isdigit()) and "'" not in w) - QUESTION_WORDS
+
+
 def make_part(text: str, context: str = "") -> Part:
     """A part's topic words are its own; ``context`` (the whole question)
-    only supplies the cue when the part alone has none."""
+    supplies the cue when the part alone has none, and the topic words when
+    the part has none ("..., and how much is it?")."""
     cue = answer_cue(text)
     if cue == "none" and context:
         cue = answer_cue(context)
-    return Part(text, frozenset(content_words(text) - QUESTION_WORDS), cue, tuple(_floats(text)))
+    words = topic_words(text) or topic_words(context)
+    return Part(text, words, cue, tuple(_floats(text)))
 
 
 def states_cue(text: str, cue: Cue) -> bool:
@@ -154,6 +163,21 @@ def in_range(text: str, numbers: Sequence[float]) -> bool:
     lo = max(lows) if lows else -math.inf
     hi = min(highs) if highs else math.inf
     return any(lo <= n <= hi and (lo != -math.inf or hi != math.inf) for n in numbers)
+
+
+def _doc_words(name: str) -> str:
+    """A document's file name as words: "discount-approval-matrix.md" -> "discount approval matrix"."""
+    stem = name.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    return re.sub(r"[-_.]+", " ", stem)
+
+
+def _in_stated_range(word: str, text: str) -> bool:
+    """A number of the question ("25%") inside a range the text states
+    ("Above 20% and up to 30%") is stated by it."""
+    if not word[:1].isdigit() and word[:1] not in "$€£":
+        return False
+    values = _floats(word)
+    return bool(values) and in_range(text, values)
 
 
 UNKNOWN_CLOSENESS = 0.45  # about the median question-sentence similarity of the units answers quote
@@ -181,7 +205,9 @@ class Scorer:
         self.similarity = similarity
         self._sims: dict[str, dict[int, float]] = {}
         self.words = {id(u): content_words(u.text) for u in units}
-        self.labels = {id(u): content_words(u.label) for u in units}
+        # a unit's heading path and its document's name say what it is about
+        # (a table row's cells rarely repeat the table's subject)
+        self.labels = {id(u): content_words(f"{u.label} {_doc_words(u.doc)}") for u in units}
         df: dict[str, int] = {}
         for ws in self.words.values():
             for w in ws:
@@ -199,10 +225,13 @@ class Scorer:
             return 0.0
         words, label = self.words.get(id(unit), set()), self.labels.get(id(unit), set())
         total = sum(self.idf(w) for w in part.words)
-        got = sum(
-            self.idf(w) * (1.0 if w in words else self.weights.label if w in label else 0.0)
-            for w in part.words
-        )
+        got = 0.0
+        for w in part.words:
+            if w in words or _in_stated_range(w, unit.text):
+                got += self.idf(w)
+            elif w in label:
+                # a row's subject is its table's heading: counted in full there
+                got += self.idf(w) * (1.0 if unit.kind == "table-row" else self.weights.label)
         return got / total if total else 0.0
 
     def closeness(self, unit: Unit, part: Part) -> float | None:

@@ -219,3 +219,50 @@ def answer_units(hits: Sequence[Hit], documents: Mapping[str, Document] | None =
             spans.add(where)
             out.append(unit)
     return out
+
+
+# ---------------------------------------------------------------- continuations
+
+# A sentence that leans on the one before it: an enumeration step ("Second,
+# concentration of knowledge ...") or a back-reference in its first words
+# ("We plan to offer them ...", "During that time ..."). Quoted without its
+# predecessor it loses its subject; a chosen sentence followed by one loses
+# what it goes on to say (Halliday and Hasan, "Cohesion in English", 1976:
+# reference and conjunction are what tie a sentence to the one before).
+_FOLLOWS = re.compile(
+    r"^\W*(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|fourth|fifth|finally|also|in addition|otherwise)\b"
+    r"|^(?:\W*\w+\W+){0,4}?(?:it|its|they|them|their|this|that|these|those|such)\b(?!-)",
+    re.IGNORECASE,
+)
+MAX_FOLLOWING = 3  # sentences one chosen sentence may bring after it
+FOLLOW_GAP = 1  # lines allowed between a sentence and the one it leans on
+
+
+def follows(text: str) -> bool:
+    """Whether a sentence leans on the sentence before it."""
+    return _FOLLOWS.match(text) is not None
+
+
+def with_continuations(chosen: Sequence[Unit], units: Sequence[Unit], taken: set[int]) -> list[Unit]:
+    """``chosen`` with, after each sentence, the retrieved sentences of the same
+    document that follow it directly and lean on it (up to ``MAX_FOLLOWING``)."""
+    by_doc: dict[str, list[Unit]] = {}
+    for u in units:
+        if u.kind == "sentence":
+            by_doc.setdefault(u.doc, []).append(u)
+    for seq in by_doc.values():
+        seq.sort(key=lambda u: u.position)
+    used = set(taken) | {id(u) for u in chosen}
+    out: list[Unit] = []
+    for u in chosen:
+        out.append(u)
+        if u.kind != "sentence":
+            continue
+        seq = by_doc.get(u.doc, [])
+        i = next(k for k, v in enumerate(seq) if v is u)
+        for nxt in seq[i + 1 : i + 1 + MAX_FOLLOWING]:
+            if nxt.first_line > out[-1].last_line + FOLLOW_GAP or not follows(nxt.text) or id(nxt) in used:
+                break
+            out.append(nxt)
+            used.add(id(nxt))
+    return out

@@ -31,6 +31,7 @@ _NEGATORS = frozenset(
 )
 # Negative absolutes: the word itself denies.
 _NEGATIVE_TERMS = frozenset({"never", "none", "nothing", "nobody", "nowhere"})
+_COPULAS = frozenset({"is", "are", "was", "were"})
 _NEGATION_WINDOW = 5  # words looked back from the term, within its clause
 _PREDICATE_WORDS = 1  # content words after a negator that say what it denies
 _CLAUSE_END = re.compile(r"[;:!?()\n]|,\s+(?:and|but|while|whereas)\b|\.(?!\d)|\s[-–—]\s|\bbut\b", re.I)
@@ -90,7 +91,11 @@ def _denies(text: str, clause: tuple[int, int], start: int, end: int) -> bool:
         return True
     # "it is not a guarantee": the negator follows a copula right before the term
     after = [w.group().lower() for w in _WORD.finditer(text, end, clause[1])][:2]
-    return bool(after) and after[0] in {"not", "no"} and start == clause[0]
+    if bool(after) and after[0] in {"not", "no"} and start == clause[0]:
+        return True
+    # "the line about documents being encrypted at all times is not accurate":
+    # the claim holding the term is the subject of a denied copula
+    return len(after) == 2 and after[0] in _COPULAS and after[1] in {"not", "no", "never"}
 
 
 def _mentioned_only(text: str, start: int, end: int) -> bool:

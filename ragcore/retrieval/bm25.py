@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from itertools import pairwise
+from itertools import islice, pairwise
 from pathlib import PurePosixPath
 
 import numpy as np
@@ -32,6 +32,8 @@ from scipy import sparse
 
 from ..records import Passage
 from ..text import STOP_LISTS, StopList, identifiers, search_terms
+from .bm25_topk import column_max, pruned_top_k
+from .term_blocks import TermBlock, term_block, text_blocks
 
 
 @dataclass(frozen=True)
@@ -86,6 +88,9 @@ def heading_texts(passages: Iterable[Passage], params: BM25Params | None = None)
     return out
 
 
+BUILD_BLOCK = 20_000  # passages tokenised and counted at a time while building
+
+
 def _bigram_matrix(
     bigram_keys: list[np.ndarray], bigram_rows: list[np.ndarray], n_docs: int
 ) -> tuple[np.ndarray, sparse.csc_matrix]:
@@ -110,6 +115,73 @@ def _bigram_matrix(
     return distinct, matrix
 
 
+@dataclass
+class _Counts:
+    """Term counts gathered block by block: per passage its distinct term
+    ids (int32) and their counts (float32, exact for counts), CSR layout."""
+
+    vocab: dict[str, int]
+    lengths: list[np.ndarray]
+    terms: list[np.ndarray]
+    tfs: list[np.ndarray]
+    distinct: list[np.ndarray]  # distinct terms per passage
+    bigram_keys: list[np.ndarray]
+    bigram_rows: list[np.ndarray]
+
+    def add_block(self, block: TermBlock, first_row: int, bigrams: bool) -> None:
+        vocab = self.vocab
+        # The block's own term list, in order of first occurrence, fills the
+        # vocabulary as a token-by-token pass would: the same ids.
+        mapping = np.fromiter(
+            (vocab.setdefault(t, len(vocab)) for t in block.terms), dtype=np.int64, count=len(block.terms)
+        )
+        lengths = block.lengths
+        ids = mapping[block.ids] if len(block.ids) else np.zeros(0, dtype=np.int64)
+        local = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
+        # One sort of (passage, term) keys gives each passage's distinct terms
+        # in term order with their counts: the CSR layout of the tf matrix.
+        keys, tf = np.unique((local << 32) | ids, return_counts=True)
+        self.lengths.append(lengths.astype(np.int32))
+        self.terms.append((keys & 0xFFFFFFFF).astype(np.int32))
+        self.tfs.append(tf.astype(np.float32))
+        self.distinct.append(np.bincount((keys >> 32).astype(np.int64), minlength=len(lengths)))
+        if bigrams:
+            bounds = np.r_[0, np.cumsum(lengths)]
+            for row in range(len(lengths)):
+                doc = ids[bounds[row] : bounds[row + 1]]
+                if len(doc) > 1:
+                    self.bigram_keys.append(np.unique(doc[:-1] * (1 << 31) + doc[1:]))
+                    self.bigram_rows.append(np.full(len(self.bigram_keys[-1]), first_row + row, np.int32))
+
+    def tf_matrix(self, n_terms: int) -> sparse.csc_matrix:
+        """The passages x terms count matrix, CSC (one column per term), int32 indices."""
+        n_docs = sum(len(d) for d in self.distinct)
+        indptr = np.zeros(n_docs + 1, dtype=np.int64)
+        if n_docs:
+            np.cumsum(np.concatenate(self.distinct), out=indptr[1:])
+        terms = np.concatenate(self.terms) if self.terms else np.zeros(0, np.int32)
+        tf = np.concatenate(self.tfs) if self.tfs else np.zeros(0, np.float32)
+        self.terms, self.tfs, self.distinct = [], [], []
+        csr = sparse.csr_matrix((tf, terms, indptr), shape=(n_docs, n_terms))
+        del terms, tf, indptr
+        return csr.tocsc()
+
+
+def _weights(
+    tf: sparse.csc_matrix, idf: np.ndarray, norm: np.ndarray, k1: float, block: int = 1 << 22
+) -> np.ndarray:
+    """BM25 weight of every stored (passage, term) count, float64, computed
+    a slice of entries at a time (no full-size temporaries)."""
+    out = np.empty(tf.nnz, dtype=np.float64)
+    term_of = np.repeat(np.arange(tf.shape[1], dtype=np.int32), np.diff(tf.indptr))
+    for s in range(0, tf.nnz, block):
+        data = tf.data[s : s + block].astype(np.float64)
+        out[s : s + block] = (
+            idf[term_of[s : s + block]] * data * (k1 + 1) / (data + norm[tf.indices[s : s + block]])
+        )
+    return out
+
+
 class BM25Index:
     """Scores every passage for a query in one sparse product."""
 
@@ -118,27 +190,26 @@ class BM25Index:
         token_lists: Iterable[Sequence[str]],
         heading_token_lists: Iterable[Sequence[str]] | None = None,
         params: BM25Params | None = None,
+        *,
+        blocks: Iterable[TermBlock] | None = None,
     ) -> None:
+        """``blocks`` (term blocks, e.g. tokenised in worker processes by
+        ``from_texts``) stand in for ``token_lists`` when given."""
         self.params = params or BM25Params()
-        vocab: dict[str, int] = {}
-        rows: list[np.ndarray] = []
-        cols: list[np.ndarray] = []
-        bigram_keys: list[np.ndarray] = []
-        bigram_rows: list[np.ndarray] = []
-        lengths: list[int] = []
-        for row, tokens in enumerate(token_lists):
-            ids = np.fromiter(
-                (vocab.setdefault(t, len(vocab)) for t in tokens), dtype=np.int64, count=len(tokens)
-            )
-            lengths.append(len(ids))
-            rows.append(np.full(len(ids), row, dtype=np.int32))
-            cols.append(ids)
-            if len(ids) > 1:
-                pairs = ids[:-1].astype(np.int64) * (1 << 31) + ids[1:]
-                bigram_keys.append(np.unique(pairs))  # presence per passage, not count
-                bigram_rows.append(np.full(len(bigram_keys[-1]), row, dtype=np.int32))
-        n_docs = len(lengths)
+        # Passages are counted in blocks, so no per-token array of the whole
+        # collection exists at once; the bigram matrix is made only when the
+        # adjacency bonus is on (it is the largest structure).
+        counts = _Counts({}, [], [], [], [], [], [])
+        bigrams = bool(self.params.adjacency_weight)
+        if blocks is None:
+            iterator = iter(token_lists)
+            blocks = (term_block(b) for b in iter(lambda: list(islice(iterator, BUILD_BLOCK)), []))
+        n_docs = 0
+        for block in blocks:
+            counts.add_block(block, n_docs, bigrams)
+            n_docs += len(block)
         self.size = n_docs
+        vocab = counts.vocab
         # Heading tokens join the vocabulary too (a heading word may occur
         # nowhere in bodies), but they do not count towards tf or df.
         heading_rows: list[int] = []
@@ -150,27 +221,25 @@ class BM25Index:
                     heading_cols.append(vocab.setdefault(t, len(vocab)))
         self.vocab = vocab
         n_terms = max(len(vocab), 1)
-        doc_len = np.asarray(lengths, dtype=np.float64)
-        r = np.concatenate(rows) if rows else np.zeros(0, np.int32)
-        c = np.concatenate(cols) if cols else np.zeros(0, np.int32)
-        del rows, cols
-        tf = sparse.coo_matrix((np.ones(len(r), dtype=np.float32), (r, c)), shape=(n_docs, n_terms)).tocsc()
-        del r, c
-        tf.sum_duplicates()
+        doc_len = np.concatenate(counts.lengths).astype(np.float64) if n_docs else np.zeros(0)
+        tf = counts.tf_matrix(n_terms)
         df = np.diff(tf.indptr).astype(np.float64)  # passages containing each term
         self.idf = _rank_bm25_idf(df, n_docs, self.params.epsilon, df > 0, self.params.floor_zero_idf)
         avgdl = doc_len.mean() if n_docs and doc_len.sum() > 0 else 1.0
         k1, b = self.params.k1, self.params.b
         norm = k1 * (1 - b + b * doc_len / avgdl)  # per passage
-        data = tf.data.astype(np.float64)
-        doc_of = tf.indices
-        term_of = np.repeat(np.arange(n_terms), np.diff(tf.indptr))
-        weights = self.idf[term_of] * data * (k1 + 1) / (data + norm[doc_of])
+        weights = _weights(tf, self.idf, norm, k1)
         self.matrix = sparse.csc_matrix((weights, tf.indices, tf.indptr), shape=(n_docs, n_terms))
+        del tf
+        self.column_max = column_max(self.matrix)  # bounds for the pruned top k (bm25_topk)
         self.heading = sparse.csc_matrix(
-            (np.ones(len(heading_rows)), (heading_rows, heading_cols)), shape=(n_docs, n_terms)
+            (
+                np.ones(len(heading_rows)),
+                (np.asarray(heading_rows, dtype=np.int32), np.asarray(heading_cols, dtype=np.int32)),
+            ),
+            shape=(n_docs, n_terms),
         )
-        self.bigram_keys, self.bigrams = _bigram_matrix(bigram_keys, bigram_rows, n_docs)
+        self.bigram_keys, self.bigrams = _bigram_matrix(counts.bigram_keys, counts.bigram_rows, n_docs)
 
     @classmethod
     def from_passages(cls, passages: Sequence[Passage], params: BM25Params | None = None) -> BM25Index:
@@ -183,9 +252,8 @@ class BM25Index:
         cls, texts: Iterable[str], headings: Iterable[str] | None = None, params: BM25Params | None = None
     ) -> BM25Index:
         params = params or BM25Params()
-        token_lists = (params.terms(t) for t in texts)
         heading_lists = None if headings is None else [params.terms(h) for h in headings]
-        return cls(token_lists, heading_lists, params)
+        return cls([], heading_lists, params, blocks=text_blocks(texts, params, BUILD_BLOCK))
 
     def query_tokens(self, query: str) -> list[str]:
         tokens = self.params.terms(query)
@@ -209,8 +277,11 @@ class BM25Index:
         return out
 
     def search_ids(self, ids: np.ndarray, k: int = 100) -> list[tuple[int, float]]:
-        """``search`` from query term ids (no adjacency bonus)."""
-        return top_k(self.scores_from_ids(ids), k)
+        """``search`` from query term ids (no adjacency bonus). The same as
+        ``top_k(self.scores_from_ids(ids), k)``, without summing every
+        passage's score when the common terms' bound allows (bm25_topk)."""
+        pruned = pruned_top_k(self, ids, k)
+        return pruned if pruned is not None else top_k(self.scores_from_ids(ids), k)
 
     def scores(self, tokens: Sequence[str]) -> np.ndarray:
         """Score of every passage for already-tokenised query ``tokens``."""
@@ -246,8 +317,26 @@ class BM25Index:
         total = weights.sum()
         if total <= 0:
             return [0.0] * len(rows)
-        present = (self.matrix[list(rows)][:, ids] > 0).toarray()
+        present = self._present(rows, ids)
         return [float(x) for x in (present @ weights) / total]
+
+    def _present(self, rows: Sequence[int], cols: Sequence[int]) -> np.ndarray:
+        """Whether each of ``rows`` holds each term of ``cols`` (a positive
+        weight), shape (rows, cols), bool. Looked up in each column's sorted
+        rows: slicing rows out of the CSC matrix scans all of it (about 40
+        ms at 50k passages)."""
+        m = self.matrix
+        wanted = np.asarray(rows, dtype=np.int64)
+        out = np.zeros((len(wanted), len(cols)), dtype=bool)
+        for j, col in enumerate(cols):
+            start, end = int(m.indptr[col]), int(m.indptr[col + 1])
+            if end == start:
+                continue
+            held = m.indices[start:end]
+            pos = np.minimum(np.searchsorted(held, wanted), end - start - 1)
+            found = held[pos] == wanted
+            out[found, j] = m.data[start + pos[found]] > 0
+        return out
 
     def known_identifiers(self, query: str) -> list[str]:
         """Whole identifiers ("ERR-4012", "SOC 2") and amounts ("$1,199")
@@ -262,14 +351,16 @@ class BM25Index:
         col = self.vocab.get(term)
         if col is None or not rows:
             return []
-        present = self.matrix[list(rows), col].toarray().ravel() > 0
+        present = self._present(rows, [col])[:, 0]
         return [row for row, hit in zip(rows, present, strict=True) if hit]
 
     def search(self, query: str, k: int = 100) -> list[tuple[int, float]]:
         """Top ``k`` (row, score) with a positive score, best first; ties
         broken by row so results are reproducible."""
-        scores = self.scores(self.query_tokens(query))
-        return top_k(scores, k)
+        tokens = self.query_tokens(query)
+        if not self.params.adjacency_weight:  # then scores(tokens) is scores_from_ids of their ids
+            return self.search_ids(self.term_ids(tokens), k)
+        return top_k(self.scores(tokens), k)
 
 
 def column_sum(matrix: sparse.csc_matrix, cols: np.ndarray, weights: np.ndarray) -> np.ndarray:

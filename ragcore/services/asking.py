@@ -98,13 +98,16 @@ class Asking:
         """The top ``k`` hits, and this search's ``notes`` and ``timings_ms``
         (with the searched ``passages`` and ``corpus``)."""
         retriever = self.indexes.retriever(collection)
-        if mode != "bm25" and retriever.passages:
+        waiting = self.indexes.embedding_note(collection) if mode != "bm25" and retriever.passages else None
+        if waiting:  # embedding in the background: BM25 answers meanwhile, rather than waiting
+            mode = "bm25"
+        elif mode != "bm25" and retriever.passages:
             self.indexes.ensure_dense(collection)
         # No lock: the result carries this search's notes and timings, and the
         # retriever holds only index state, so sessions search at once.
         result = retriever.search(question, mode, k)
         snapshot = SearchSnapshot(
-            notes=list(result.notes),
+            notes=([waiting] if waiting else []) + list(result.notes),
             timings_ms=dict(result.timings_ms),
             passages=retriever.passages,
             corpus=retriever.corpus,

@@ -3,6 +3,7 @@ passages and lines, and open a cited PDF page."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -12,12 +13,13 @@ from ..records import Passage
 from ..store import DocumentInfo, Library
 from .collections import Collections
 from .common import SESSION_PREFIX, Progress, check_chunking, safe_name
-from .indexes import Indexes
+from .indexes import EmbedJob, Indexes
 from .originals import Originals
 from .pdf_pages import MarkedPages, marked_page
 from .views import DocumentView, view_of
 
 UploadStatus = Literal["added", "replaced", "duplicate", "rejected"]
+EmbedWhen = Literal["now", "background"]
 
 
 @dataclass
@@ -61,11 +63,13 @@ class Documents:
         data: bytes,
         chunking: str = "auto",
         progress: Progress | None = None,
+        embed: EmbedWhen = "now",
     ) -> UploadOutcome:
         """Parse and chunk (in the guard's worker, under its limits), store and embed one uploaded file.
 
         The name is reduced to a safe base name (:func:`safe_name`); the size limit is
-        ``RAGCORE_MAX_UPLOAD_MB``. A rejected file leaves the library unchanged and says why."""
+        ``RAGCORE_MAX_UPLOAD_MB``. A rejected file leaves the library unchanged and says why.
+        ``embed="background"``: searchable by BM25 once stored, embedded by the indexes' worker."""
         from ..chunking import resolve_strategy
         from ..guard import parse_and_chunk_guarded
 
@@ -102,8 +106,7 @@ class Documents:
             )
         if doc.kind == "pdf":
             self.originals.keep(doc, data)
-        report(f"{name}: embedding {result.passages} passages", 0.5)
-        embedded = self._embed_document(collection, doc.name, report)
+        embedded = self._embed_upload(collection, doc.name, result.passages, report, embed)
         report(f"{name}: done", 1.0)
         verb = "replaced the earlier version" if result.status == "replaced" else "added"
         return UploadOutcome(
@@ -114,7 +117,31 @@ class Documents:
             embedded=embedded,
         )
 
-    def _embed_document(self, collection: str, name: str, report: Progress) -> int:
+    def _embed_upload(
+        self, collection: str, name: str, passages: int, report: Progress, embed: EmbedWhen
+    ) -> int:
+        """Embed a stored upload now (returns how many passages were embedded),
+        or queue it for the background worker (returns 0)."""
+        if embed == "background":
+            self.indexes.embed_later(collection, passages, self._embed_job(collection, name))
+            return 0
+        report(f"{name}: embedding {passages} passages", 0.5)
+        return self._embed_document(collection, name, report)
+
+    def _embed_job(self, collection: str, name: str) -> EmbedJob:
+        """Embedding one stored document, as a background job (nothing to do
+        when the document was removed meanwhile)."""
+
+        def job(counts: Callable[[int, int], None]) -> int:
+            if all(info.name != name for info in self.library.list_documents(collection)):
+                return 0
+            return self._embed_document(collection, name, _quiet, counts)
+
+        return job
+
+    def _embed_document(
+        self, collection: str, name: str, report: Progress, counts: Callable[[int, int], None] | None = None
+    ) -> int:
         """Embed one document's passages into the library cache (by content
         hash), so the next retriever over the collection finds them ready."""
         from ..chunking import chunk_document
@@ -128,6 +155,8 @@ class Documents:
 
         def step(done: int, total: int) -> None:
             report(f"{name}: embedded {done} of {total} passages", 0.5 + 0.5 * done / max(total, 1))
+            if counts is not None:
+                counts(done, total)
 
         embedder = self.indexes.embedder
         if not collection.startswith(SESSION_PREFIX):

@@ -3,12 +3,19 @@
 One retriever per collection, rebuilt only when the collection's fingerprint
 changes; the demo's is always kept, others are evicted beyond
 ``MAX_RETRIEVERS``. The embedding model and the reranker load once, lazily.
+
+Embedding can run in the background (``embed_later``): one worker thread
+takes queued jobs in order, so an upload is searchable by BM25 as soon as it
+is stored, and a page reads ``embedding_progress`` to show how far it got.
 """
 
 from __future__ import annotations
 
+import logging
+import queue
 import threading
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,6 +28,25 @@ if TYPE_CHECKING:
     from ..retrieval.protocols import EmbedderLike, RerankerLike
 
 MAX_RETRIEVERS = 8  # indexes kept in memory at once (the demo's is always kept)
+log = logging.getLogger(__name__)
+
+# A background job: embeds its passages, reporting (done, total) as it goes; returns how many it embedded.
+EmbedJob = Callable[[Callable[[int, int], None]], int]
+
+
+@dataclass(frozen=True)
+class EmbeddingProgress:
+    """How far the background embedding of one collection has got."""
+
+    done: int = 0  # passages of the queued jobs embedded (or found cached) so far
+    total: int = 0  # passages of every job queued since the collection was last idle
+    running: bool = False
+    embedded: int = 0  # passages actually embedded by finished jobs
+    error: str | None = None  # why the last job failed, if it did
+
+    @property
+    def fraction(self) -> float:
+        return self.done / self.total if self.total else 1.0
 
 
 class Indexes:
@@ -42,6 +68,10 @@ class Indexes:
         self._retrievers: dict[str, tuple[str, Retriever]] = {}
         self._demo_seeded = False
         self.seeded_vectors = 0
+        self._jobs: queue.Queue[tuple[str, int, EmbedJob]] = queue.Queue()
+        self._progress: dict[str, EmbeddingProgress] = {}
+        self._progress_lock = threading.Lock()
+        self._worker: threading.Thread | None = None
 
     @property
     def embedder(self) -> EmbedderLike:
@@ -148,3 +178,83 @@ class Indexes:
             self.seeded_vectors = seed_from_precomputed(
                 self.library, self.demo_vectors, self.embedder.model_id
             )
+
+    # ------------------------------------------------------ background embedding
+
+    def embed_later(self, collection: str, passages: int, job: EmbedJob) -> None:
+        """Queue ``job`` (embedding ``passages`` passages of ``collection``) for
+        the background worker; once the collection's last queued job ends,
+        its dense index is made ready too."""
+        with self._progress_lock:
+            now = self._progress.get(collection, EmbeddingProgress())
+            base = now if now.running else EmbeddingProgress()
+            self._progress[collection] = replace(base, total=base.total + passages, running=True, error=None)
+            self._jobs.put((collection, passages, job))
+            if self._worker is None or not self._worker.is_alive():
+                self._worker = threading.Thread(target=self._work, name="ragcore-embedding", daemon=True)
+                self._worker.start()
+
+    def embedding_progress(self, collection: str) -> EmbeddingProgress:
+        with self._progress_lock:
+            return self._progress.get(collection, EmbeddingProgress())
+
+    def embedding_running(self, collection: str) -> bool:
+        return self.embedding_progress(collection).running
+
+    def embedding_note(self, collection: str) -> str | None:
+        """A note for a search made while ``collection`` is being embedded
+        in the background (None when it is not)."""
+        now = self.embedding_progress(collection)
+        if not now.running:
+            return None
+        return (
+            f"embedding in the background ({now.done} of {now.total} passages): keyword (BM25) results only"
+        )
+
+    def wait_for_embedding(self, timeout: float | None = None) -> bool:
+        """Block until every queued job has ended (True), or ``timeout`` passed (False)."""
+        done = threading.Event()
+        threading.Thread(target=lambda: (self._jobs.join(), done.set()), daemon=True).start()
+        return done.wait(timeout)
+
+    def _work(self) -> None:
+        while True:
+            try:
+                collection, passages, job = self._jobs.get(timeout=30)
+            except queue.Empty:
+                return  # idle: the next embed_later starts a new worker
+            try:
+                self._run_job(collection, passages, job)
+            finally:
+                self._jobs.task_done()
+
+    def _run_job(self, collection: str, passages: int, job: EmbedJob) -> None:
+        start = self.embedding_progress(collection).done
+
+        def step(done: int, total: int) -> None:
+            with self._progress_lock:
+                now = self._progress[collection]
+                share = done * passages // total if total else 0  # a job may find some cached
+                self._progress[collection] = replace(now, done=min(now.total, start + share))
+
+        embedded, error = 0, None
+        try:
+            embedded = job(step)
+            if self._last_job_of(collection):
+                self.ensure_dense(collection)  # vectors are cached now: the index is made from them
+        except Exception as exc:  # a background thread has no caller to raise to
+            log.exception("background embedding of %s failed", collection)
+            error = f"{type(exc).__name__}: {exc}"
+        with self._progress_lock:  # embed_later queues under this lock: no job slips in unseen
+            now = self._progress[collection]
+            self._progress[collection] = replace(
+                now,
+                done=min(now.total, start + passages),
+                embedded=now.embedded + embedded,
+                running=not self._last_job_of(collection),
+                error=error or now.error,
+            )
+
+    def _last_job_of(self, collection: str) -> bool:
+        with self._jobs.mutex:
+            return all(item[0] != collection for item in self._jobs.queue)

@@ -126,3 +126,15 @@ def test_the_money_lens_names_each_item_once_and_tells_a_change_from_a_conflict(
     assert "conflict" in set(figures.loc[figures["Amount"].isin(["$999", "$1,199"]), "Relation"])
     headings = [m.value for m in at.markdown if m.value.startswith((":red[**Conflict**]", ":blue[**Change"))]
     assert any(h.startswith(":red[**Conflict**]") for h in headings)
+    # A chain of changes is shown as its steps: never A -> C beside A -> B and B -> C.
+    steps = {
+        tuple(re.search(r"\*\*([^*]+) → ([^*]+)\*\*$", h).groups())
+        for h in headings
+        if h.startswith(":blue[**Change") and "→" in h
+    }
+    assert not any(
+        (a, c) in steps and (c2, d) in steps and (a, d) in steps
+        for a, c in steps
+        for c2, d in steps
+        if c == c2
+    )

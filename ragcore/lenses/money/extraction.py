@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 from datetime import date
@@ -9,6 +10,7 @@ from typing import Literal
 
 from ragcore.lenses.money.amounts import _Amount, _find_amounts
 from ragcore.lenses.money.dates import TimeMark, find_dates, time_mark
+from ragcore.lenses.money.rows import pdf_row
 from ragcore.lenses.money.subjects import (
     _DETERMINERS,
     _FILLER,
@@ -26,7 +28,7 @@ from ragcore.lenses.money.tables import _table_context, _table_headers, _table_s
 from ragcore.lenses.spans import phrase_bounds
 from ragcore.text import sentence_spans
 
-Stance = Literal["stated", "threshold", "forecast", "proposal", "example"]
+Stance = Literal["stated", "threshold", "forecast", "proposal", "example", "difference"]
 
 
 @dataclass(frozen=True)
@@ -51,7 +53,7 @@ _CONTINUATION = re.compile(
     # what may stand between two amounts of one subject: "$48 for the full year or $4 per month",
     # "$18.4M at <date>, up from $12.9M", "$0.02 from <date>; it was $0.03"
     r"(?:\s*(?:,|;|:|or|and|/|vs\.?|versus|to|-|–|—|―|\(|then|just|only|at|on|in|up|down|from|was|were|is|now|"
-    r"it|this|that|which|previous(?:ly)?|formerly|earlier|old|new|rate|price|§)\s*)*",
+    r"it|this|that|which|previous(?:ly)?|formerly|earlier|old|new|rate|price|compared|against|with|§)\s*)*",
     re.IGNORECASE,
 )
 # An amount as a limit, not a price: "claims over $5,000", "invoices of $10,000 or more".
@@ -72,6 +74,26 @@ _PROPOSAL = re.compile(
     r"\b(?:propos(?:al|ed|es?|ing)|draft|suggest(?:ed|s|ion)?|consider(?:ed|s)?)\b[^.;]{0,60}?"
     r"\b(?:rais(?:e|ing)|increas(?:e|ing)|lower(?:ing)?|cut(?:ting)?|reduc(?:e|ing)|chang(?:e|ing)|mov(?:e|ing))\b",
     re.IGNORECASE,
+)
+# An amount that states a difference, not a level: "increased $6.3 billion",
+# "improved by $2 million", "a $25 million decrease in" ("up from $X" and
+# "rose to $X" name levels and are not matched).
+_DIFFERENCE_BEFORE = re.compile(
+    r"(?:\b(?:increased|decreased|improved|improving|grew|rose|fell|declined|dropped|up|down|higher|lower)\s+"
+    r"(?:by\s+)?"
+    # "an increase in consumer credits of $384 million", "a reduction of $5"
+    # (no word boundary before the noun: run-together PDF text writes "anincrease")
+    r"|(?:increase|decrease|reduction|improvement|decline|rise|drop|growth)\s+(?:in\s+[^$.;]{0,100}?\s+)?"
+    r"(?:of|by)\s+)(?:(?:approximately|about|roughly|nearly|almost|some)\s+)?$",
+    re.IGNORECASE,
+)
+_DIFFERENCE_AFTER = re.compile(
+    r"\s*(?:net\s+)?(?:increase|decrease|reduction|improvement|decline|rise|drop|growth)s?\b", re.IGNORECASE
+)
+_FEE_HEADS = frozenset("fee fees charge surcharge deposit credit payment discount rebate penalty".split())
+# An amount that names its charge after it: "a $250 reinstatement fee", "a $40 late-payment charge".
+_FEE_AFTER = re.compile(
+    r"[ \t]+((?:[A-Za-z][\w-]*[ \t]+){0,3}(?:" + "|".join(sorted(_FEE_HEADS)) + r"))\b", re.IGNORECASE
 )
 _ABBREVIATION = re.compile(r"((?:[A-Za-z][\w-]*\s+){1,5})\(([A-Z]{2,6})\)")
 # A time phrase between a subject and its verb: "Cash at <date> was", "New ARR added in the fourth quarter was".
@@ -105,6 +127,10 @@ def _prose_subject(text: str, amt: _Amount, segment_start: int, fallback: str) -
     the sentence's plan when that phrase is a pronoun, a quantity or a name,
     else ``fallback`` (the plan named last before the sentence, or the heading)."""
     np_words, quantity, proper = _noun_phrase_before(_mask_time(text[segment_start : amt.start]))
+    named_after = _FEE_AFTER.match(text, amt.stop, amt.sentence[1])
+    if named_after is not None and not (np_words and np_words[-1] in _FEE_HEADS):
+        # "is subject to a $250 reinstatement fee": the fee named after the amount
+        return _normalise_phrase([_clean_word(t) for t in _tokens(named_after.group(1))])
     before = text[amt.sentence[0] : amt.start]
     if not np_words or quantity or proper or np_words[-1] in _PRONOUNS:
         kept = np_words if np_words and np_words[-1] not in _PRONOUNS else []
@@ -127,6 +153,10 @@ def _stance(text: str, amt: _Amount) -> Stance:
     sentence = text[amt.sentence[0] : amt.sentence[1]]
     if amt.start > 0 and text[amt.start - 1] in '"“':
         return "example"  # a figure in quotation marks is shown, not stated
+    if _DIFFERENCE_BEFORE.search(
+        text[max(amt.sentence[0], amt.start - 140) : amt.start]
+    ) or _DIFFERENCE_AFTER.match(text, amt.stop, amt.sentence[1]):
+        return "difference"  # "rose $400 million", "a $25 million increase in": by how much, not a level
     if _THRESHOLD_BEFORE.search(
         text[max(amt.sentence[0], amt.start - 30) : amt.start]
     ) or _THRESHOLD_AFTER.match(text, amt.stop, amt.sentence[1]):
@@ -146,7 +176,7 @@ def _fallback_subject(text: str, before: int, label: str, prior: str) -> str:
     if _names_something(plan):
         return _normalise_phrase(plan)
     heading = label.rsplit(">", 1)[-1]
-    if re.fullmatch(r"\s*(?:page|p\.)\s*\d+\s*", heading, re.IGNORECASE):
+    if re.fullmatch(r"\s*(?:pages?|pp?\.)\s*\d+(?:\s*[-–]\s*\d+)?\s*", heading, re.IGNORECASE):
         return ""  # a PDF passage labelled by its page number names nothing
     words = [
         _clean_word(t) for t in _tokens(re.sub(r"^\W*\d+(?:\.\d+)*\.?\s*", "", heading)) if t[:1].isalpha()
@@ -163,6 +193,12 @@ def _table_figure(
     while start < amt.line[1] and text[start].isspace():
         start += 1
     return base, billing, amt.period or table_period, (start, amt.line[1])
+
+
+def _row_subject(label: str) -> str:
+    """The subject a PDF table row's label names."""
+    words = [_clean_word(t) for t in _tokens(label) if t[:1].isalpha()]
+    return _normalise_phrase([w for w in words if w])
 
 
 def _inherit_unit(amounts: list[_Amount], k: int, marks: list[TimeMark]) -> str | None:
@@ -192,13 +228,18 @@ def extract_figures(
     headers = _table_headers(text) if amounts else {}
     found: list[FigureMatch] = []
     prev_base, prev_billing = "", None
-    marks = [_time_of(text, amounts, k, context) for k in range(len(amounts))]
+    marks = _respectively([_time_of(text, amounts, k, context) for k in range(len(amounts))], text, amounts)
     for k, amt in enumerate(amounts):
         prev = amounts[k - 1] if k and amounts[k - 1].sentence == amt.sentence else None
         nxt = amounts[k + 1] if k + 1 < len(amounts) and amounts[k + 1].sentence == amt.sentence else None
         table = _table_context(text, amt.line, amt.start, headers)
+        row = pdf_row(text, amt.line, amt.start) if table is None else None
         if table is not None:
             base, billing, period, phrase = _table_figure(text, amt, table)
+        elif row is not None and row.label:
+            base, billing, period, phrase = _row_subject(row.label), None, amt.period, amt.line
+            if row.year is not None:
+                marks[k] = TimeMark(date(row.year, 12, 31), "as-of", marks[k].tense)
         else:
             # the amount's own stretch of the sentence: from the previous amount to the next
             seg_start = prev.stop if prev else amt.sentence[0]
@@ -207,7 +248,9 @@ def extract_figures(
                 _mask_time(text[seg_start : amt.start])
             )
             # "$48 for the full year or $4 per month": one subject for both
-            fallback = _fallback_subject(text, amt.sentence[0], label, prior)
+            # a heading names the price under it ("## Starter" / "$49 a month"), not
+            # every total in its prose: only an amount with a unit falls back to it
+            fallback = _fallback_subject(text, amt.sentence[0], label if amt.period else "", prior)
             base = prev_base if continuation else _prose_subject(text, amt, seg_start, fallback)
             billing = _billing_term(text, seg_start, seg_end, amt.start, amt.stop)
             if billing is None and continuation:
@@ -226,6 +269,30 @@ def extract_figures(
         )
         prev_base, prev_billing = base, billing
     return found
+
+
+_YEAR = re.compile(r"(?<![\d,.$])(?:19|20)\d\d(?!\d|[,.]\d|\s?%)")
+
+
+def _respectively(marks: list[TimeMark], text: str, amounts: list[_Amount]) -> list[TimeMark]:
+    """ "$8 million and $12 million in 2022 and 2023, respectively": the
+    amounts listed just before the years take them in order, when the counts
+    agree and only "and" or a comma joins the amounts."""
+    out = list(marks)
+    for word in re.finditer(r"respectiv\s*ely", text, re.IGNORECASE):  # PDF text may break the word
+        before = [k for k, a in enumerate(amounts) if a.stop <= word.start()]
+        if not before:
+            continue
+        years = [int(y) for y in _YEAR.findall(text[amounts[before[-1]].stop : word.start()])]
+        listed = before[-len(years) :] if len(years) > 1 else []
+        joined = all(
+            re.fullmatch(r"\s*(?:,|and|,\s*and)\s*", text[amounts[i].stop : amounts[j].start])
+            for i, j in itertools.pairwise(listed)
+        )
+        if len(listed) == len(years) and joined and all(len(amounts[k].values) == 1 for k in listed):
+            for k, year in zip(listed, years, strict=True):
+                out[k] = TimeMark(date(year, 12, 31), "as-of", marks[k].tense)
+    return out
 
 
 def _time_of(text: str, amounts: list[_Amount], k: int, context: date | None) -> TimeMark:

@@ -13,6 +13,12 @@ from ragcore.lenses.money.units import split_per
 Relation = Literal["conflict", "change"]
 
 
+def item_name(subject: str) -> str:
+    """ "business / billed monthly" as "business (billed monthly)"."""
+    base, _, billing = subject.partition(" / billed ")
+    return f"{base} (billed {billing})" if billing and base else base
+
+
 @dataclass(frozen=True)
 class Mention:
     """A figure at one place in one document."""
@@ -33,6 +39,12 @@ class Mention:
     mark: TimeMark = field(default_factory=TimeMark)
     stance: Stance = "stated"
     doc_date: date | None = None
+
+    @property
+    def item(self) -> str:
+        """The subject as a reader names the item: "business (billed monthly)"
+        for the key form "business / billed monthly"; "" when none was found."""
+        return item_name(self.subject)
 
     @property
     def unit(self) -> str | None:
@@ -56,6 +68,7 @@ class Mention:
             "last_line": self.last_line,
             "text": self.text,
             "subject": self.subject,
+            "item": self.item,
             "unit": self.unit,
             "period": self.period,
             "per": self.per,
@@ -111,12 +124,18 @@ class Conflict:
     pairs: tuple[tuple[int, int], ...] = ()  # indexes into mentions: the pairs judged
 
     @property
+    def item(self) -> str:
+        """The subject as a reader names the item (see ``Mention.item``)."""
+        return item_name(self.subject)
+
+    @property
     def docs(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(m.doc for m in self.mentions))
 
     def to_json(self) -> dict:
         return {
             "subject": self.subject,
+            "item": self.item,
             "currency": self.currency,
             "period": self.period,
             "amounts": [_json_amount(a) for a in self.amounts],

@@ -15,11 +15,14 @@ proposed change or a quoted example). A pair with different amounts is
   figure after the change took effect is a conflict, too).
 
 Two amounts in one sentence with no time marks (a range, alternatives) are
-neither.
+neither, and nor are two amounts that are one figure rounded ("$17.5 billion"
+and "$ 17,455" in millions): equal to within half the step of the less
+precise one as written.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import date
 from itertools import combinations
@@ -78,6 +81,44 @@ def _version_order(a: Mention, b: Mention) -> bool | None:
     return None
 
 
+def written_step(m: Mention) -> float:
+    """The precision of an amount as written: 1e8 for "$17.5 billion", 1e6 for
+    "$ 17,455" under "(in millions)", 0.01 for "$4.99"."""
+    number = re.search(r"\d[\d,]*(?:\.(\d+))?", m.raw)
+    if number is None:
+        return 0.0
+    written = float(number.group().replace(",", ""))
+    scale = m.amount / written if written else 1.0
+    return scale * 10.0 ** -len(number.group(1) or "")
+
+
+def same_when_rounded(a: Mention, b: Mention) -> bool:
+    """Whether two amounts are one figure written at two precisions."""
+    step = max(written_step(a), written_step(b))
+    return abs(a.amount - b.amount) <= step / 2 * (1 + 1e-9)
+
+
+def document_year(m: Mention) -> int | None:
+    """The year a document is of: its date, else a year in its file name ("report_2021.pdf")."""
+    if m.doc_date is not None:
+        return m.doc_date.year
+    years = re.findall(r"(?<!\d)((?:19|20)\d\d)(?!\d)", m.doc.rsplit("/", 1)[-1])
+    return int(years[0]) if len(years) == 1 else None
+
+
+def _same_document_years(a: Mention, b: Mention) -> bool | None:
+    """In one document, an undated figure is of the document's year: whether
+    ``a`` is the older when the other's date is of another year (else None)."""
+    if a.doc != b.doc or (a.mark.when is None) == (b.mark.when is None):
+        return None
+    undated, dated = (a, b) if a.mark.when is None else (b, a)
+    year = document_year(undated)
+    when = dated.mark.when
+    if year is None or when is None or when.year == year:
+        return None
+    return (when.year < year) == (dated is a)
+
+
 def judge(a: Mention, b: Mention) -> Judgement | None:
     """The relation of two mentions with different amounts, or None (a range
     or alternatives within one sentence)."""
@@ -85,6 +126,10 @@ def judge(a: Mention, b: Mention) -> Judgement | None:
     ta, tb = _time(a), _time(b)
     if ta is not None and tb is not None and ta != tb:
         return "change", f"{_said(a if ta < tb else b)}, then {_said(b if ta < tb else a)}", ta < tb
+    in_doc = _same_document_years(a, b)
+    if in_doc is not None:
+        older, newer = (a, b) if in_doc else (b, a)
+        return "change", f"{_said(older)}, then {_said(newer)} (the year of the document)", in_doc
     past_a, past_b = a.mark.tense == "past", b.mark.tense == "past"
     other = b if past_a else a
     if past_a != past_b and (same_phrase or a.doc == b.doc or other.mark.edge == "start" or other.mark.when):
@@ -128,6 +173,8 @@ def compare(mentions: Sequence[Mention]) -> list[Conflict]:
     for (currency, key, billing), group in _groups(mentions).items():
         for a, b in combinations(group, 2):
             if round(a.amount, 12) == round(b.amount, 12) or (a.per and b.per and a.per != b.per):
+                continue
+            if same_when_rounded(a, b):
                 continue
             judged = judge(a, b)
             if judged is None:

@@ -48,6 +48,13 @@ _ADJECTIVES = _wordset(
     base average typical quoted agreed approved proposed draft corrected revised updated
     original initial written"""
 )
+# Words between a subject and its amount that are not part of what is priced:
+# "claims above $5,000", "net burn falling below $0.4M", "the fee waived
+# above $60,000", "the Essentials tier lists $39" (the subject is the noun before them).
+_TRAILERS = _wordset(
+    """above below beyond exceeding exceeds exceed falling rising dropping reaching waived capped
+    available lists listed sits stands totals totalled totaled"""
+)
 _JUNK_HEADS = _wordset("period figure figures amount amounts number numbers example total value sum money")
 # Head nouns that name what a customer buys; a sentence's plan wins over a
 # bare quantity ("5 users for $20") or a pronoun ("it is priced at $6").
@@ -92,8 +99,14 @@ def _noun_phrase_before(prefix: str) -> tuple[list[str], bool, bool]:
     precedes it (then it is a quantity, not what is priced); and whether it is
     a proper name (every word capitalised, e.g. a customer)."""
     toks = _tokens(prefix)
+    # run-together PDF text ("expense.Adjusted EBITDA loss"): a sentence ends inside the token
+    for j in range(len(toks) - 1, -1, -1):
+        glued = re.search(r"[a-z][.!?]([A-Z][\w-]*)$", toks[j])
+        if glued is not None:
+            toks = [glued.group(1), *toks[j + 1 :]]
+            break
     i = len(toks) - 1
-    while i >= 0 and (_clean_word(toks[i]) in _LINKS or _clean_word(toks[i]) in _DETERMINERS):
+    while i >= 0 and (_clean_word(toks[i]) in _LINKS | _TRAILERS or _clean_word(toks[i]) in _DETERMINERS):
         i -= 1
     phrase: list[str] = []
     original: list[str] = []
@@ -141,12 +154,17 @@ def _plan_phrase_after(text: str, window: int = 8) -> list[str]:
     return []
 
 
+_SIGN_WORDS = frozenset({"loss", "profit"})
+
+
 def subject_key(subject: str) -> str:
     """Comparison key of a subject: stemmed content words without plan filler,
     so "Pro plan" and "pro" meet, and "lowest subscription tier" meets "lowest tier"."""
     base, _, billing = subject.partition(" / billed ")
     base_words = [w for w in re.split(r"[\s/]+", base) if w]
     kept = [stem(w) for w in base_words if w not in _FILLER] or [stem(w) for w in base_words]
+    if len(kept) > 1 and kept[-1] in _SIGN_WORDS:
+        kept = kept[:-1]  # "Adjusted EBITDA loss" and "Adjusted EBITDA" are one line item, signed
     key = " ".join(kept)
     return f"{key} | {billing}" if billing else key
 
@@ -165,7 +183,11 @@ def _billing_term(text: str, seg_start: int, seg_end: int, start: int, stop: int
     return best[1] if best else None
 
 
+_LEADING_PREPOSITIONS = _wordset("in on at for to of with by from into")
+
+
 def _normalise_phrase(words_: list[str]) -> str:
-    while words_ and words_[0] in _DETERMINERS:
+    # "Prices in copy" less its generic word is "copy", not "in copy"
+    while words_ and (words_[0] in _DETERMINERS or words_[0] in _LEADING_PREPOSITIONS):
         words_ = words_[1:]
     return " ".join(words_)

@@ -77,3 +77,44 @@ def test_a_sentence_without_a_subject_takes_the_plan_named_before() -> None:
 def test_a_bare_plan_word_names_nothing() -> None:
     found = extract_figures("The rule applies to every plan: Solo $90/year and Duo $150/year.")
     assert [f.subject for f in found] == ["solo", "duo"]
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        # words between the subject and a threshold are not part of the item
+        ("Claims above $5,000 go to the finance lead.", "claims"),
+        ("We plan for net burn falling below $0.3M a month.", "net burn"),
+        ("The setup fee is waived above $50,000.", "setup fee"),
+        ("Their Basic tier lists at $29 per user per month.", "basic tier"),
+        # a charge named after the amount
+        ("Reopening an archived project is subject to a $175 restoration fee.", "restoration fee"),
+        ("Invoices paid late carry a $40 late-payment charge.", "late-payment charge"),
+    ],
+)
+def test_subjects_read_like_an_item_name(text: str, subject: str) -> None:
+    (figure,) = extract_figures(text)
+    assert figure.subject == subject
+
+
+def test_a_heading_that_is_a_generic_word_and_a_preposition_names_what_follows() -> None:
+    (figure,) = extract_figures("Write it as $12 a month.", label="Guide > Prices in brochures")
+    assert figure.subject == "brochures"
+
+
+def test_the_item_names_the_billing_term_in_words(make_hits) -> None:
+    from ragcore.lenses.money import money_lens
+
+    docs = {"plans.md": "The Growth plan is $79 per month, billed monthly.\n"}
+    (figure,) = money_lens(make_hits(docs)).figures
+    (mention,) = figure.mentions
+    assert mention.subject == "growth plan / billed monthly"
+    assert mention.item == "growth plan (billed monthly)"
+    assert mention.to_json()["item"] == "growth plan (billed monthly)"
+
+
+def test_a_heading_names_a_price_under_it_but_not_every_total_in_its_prose() -> None:
+    (price,) = extract_figures("Billed at $49 a month.", label="Plans > Starter")
+    assert price.subject == "starter"
+    (total,) = extract_figures("In total we received $515 million.", label="Report > Asset sale")
+    assert total.subject == ""

@@ -1,0 +1,78 @@
+"""Whether the loaded documents can answer a question at all.
+
+A question about a named thing the collection never mentions ("What does
+the Enterprise plan cost in Japan?", "Is there a Salesforce integration?")
+cannot be answered from it, however well its other words match: the
+retrieved sentences are about the plan or about integrations, not about
+Japan or Salesforce. So a name in the question (a capitalised word that
+does not open the question, or an acronym) that occurs in no document of
+the collection makes the part that holds it unanswerable. This is the
+out-of-vocabulary signal of query performance prediction (Cronen-Townsend
+et al., "Predicting Query Performance", SIGIR 2002: a query whose terms the
+collection lacks is a query it cannot serve), applied only to names, since
+an ordinary word the documents lack is often a paraphrase ("penalty" for
+"late fee") that the sentence similarity still bridges.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+
+from ragcore.records import Document
+from ragcore.text import content_words
+
+# A capitalised word or acronym that is not the question's first word nor a
+# sentence's first word: "Japan", "FedRAMP", "QuickBooks", "SOC".
+_NAME = re.compile(r"(?<!^)(?<![.?!:]\s)(?<![\"“(])\b([A-Z][\w'’-]*)")
+
+
+@lru_cache(maxsize=4096)
+def _vocabulary(text: str) -> frozenset[str]:
+    return frozenset(content_words(text))
+
+
+def names(question: str) -> list[str]:
+    """The names a question mentions (capitalised words after its first word)."""
+    return [m.group(1) for m in _NAME.finditer(question.strip())]
+
+
+def _spelled_out(acronym: str) -> re.Pattern[str] | None:
+    """ "SLA" written out: words whose initials spell it ("Service Level Agreement")."""
+    letters = acronym.rstrip("s") if acronym[:-1].isupper() else acronym
+    if not (2 <= len(letters) <= 6 and letters.isupper() and letters.isalpha()):
+        return None
+    words = r"\W+(?:(?:of|and|the|for|&)\W+)?".join(rf"{c}\w*" for c in letters)
+    return re.compile(rf"\b{words}\b", re.IGNORECASE)
+
+
+def unknown_names(question: str, texts: Iterable[str]) -> list[str]:
+    """The question's names that none of ``texts`` mentions (compared as
+    stemmed words, case-folded: "QuickBooks" meets "Quickbooks"; an acronym
+    is also mentioned by the words it stands for: "SLA" by "Service Level
+    Agreement")."""
+    wanted = {name: content_words(name) for name in names(question)}
+    wanted = {name: words for name, words in wanted.items() if words}
+    if not wanted:
+        return []
+    missing = dict(wanted)
+    spelled = {name: _spelled_out(name) for name in wanted}
+    for text in texts:
+        vocabulary = _vocabulary(text)
+        missing = {
+            name: words
+            for name, words in missing.items()
+            if not words <= vocabulary and not ((p := spelled[name]) is not None and p.search(text))
+        }
+        if not missing:
+            return []
+    return list(missing)
+
+
+def collection_texts(documents: Mapping[str, Document] | None, fallback: Iterable[str]) -> Iterable[str]:
+    """The texts a name is looked for in: every document of the collection,
+    or (without documents) what was retrieved."""
+    if documents:
+        return (doc.text for doc in documents.values())
+    return fallback

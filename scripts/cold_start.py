@@ -1,0 +1,188 @@
+"""App cold start and memory under use, measured in Chromium (#18).
+
+    python scripts/cold_start.py [--home DIR] [--sessions 8 --questions 100] [--json]
+
+1. Cold start: Chromium (``/usr/bin/chromium``, Python playwright) is
+   launched first; the clock starts when ``streamlit run app.py`` is
+   spawned as a fresh process and stops when the first demo answer (its
+   "Answer" heading) is on the page, after clicking the first example
+   question. ``--home`` gives a library home (e.g. a warm one, as after a
+   restart); without it an empty temporary home is used (the first start
+   ever: the demo is loaded and indexed, its shipped vectors seeded).
+2. The RSS of the app process with the demo loaded (after that answer).
+3. With ``--questions N`` (> 0): ``--sessions`` browser contexts (separate
+   Streamlit sessions) ask N questions round-robin, taken from the demo
+   gold set; the app's RSS is printed before and after, and its growth.
+
+Chromium must exist at ``/usr/bin/chromium`` (or ``RAGCORE_CHROMIUM``); the
+script never downloads a browser.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = Path(os.environ.get("RAGCORE_CHROMIUM", "/usr/bin/chromium"))
+FIRST_EXAMPLE = "Is our pricing consistent?"  # the Ask page's first example question
+TIMEOUT_MS = 600_000
+
+
+def rss_mb(pid: int) -> float:
+    with open(f"/proc/{pid}/status", encoding="ascii") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_app(home: Path, port: int, log: Path) -> subprocess.Popen:
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k != "RAGCORE_LLM_MODEL"}
+    env.update(RAGCORE_HOME=str(home), PYTHONPATH=str(ROOT))
+    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.address", "127.0.0.1"]
+    cmd += ["--server.port", str(port), "--server.headless", "true"]
+    return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=open(log, "w"), stderr=subprocess.STDOUT)
+
+
+def wait_healthy(url: str, proc: subprocess.Popen, deadline_s: float = 300) -> None:
+    end = time.monotonic() + deadline_s
+    while time.monotonic() < end:
+        if proc.poll() is not None:
+            raise RuntimeError("streamlit exited before answering its health check")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
+                if reply.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError("streamlit did not answer its health check in time")
+
+
+def first_answer(tab, url: str) -> None:
+    tab.goto(url)
+    tab.get_by_role("radio", name=FIRST_EXAMPLE).click(timeout=TIMEOUT_MS)
+    tab.get_by_role("heading", name="Answer", exact=True).wait_for(timeout=TIMEOUT_MS)
+
+
+def ask(tab, question: str) -> None:
+    """Ask and wait until the app has finished the rerun."""
+    tab.get_by_label("Question").fill(question)
+    tab.get_by_role("button", name="Ask", exact=True).click()
+    running = tab.get_by_test_id("stStatusWidget")
+    try:
+        running.wait_for(state="visible", timeout=3000)
+    except Exception:  # a fast rerun may end before the widget shows
+        pass
+    running.wait_for(state="hidden", timeout=TIMEOUT_MS)
+    # .first: while a rerun replaces the page, the old heading and the new one can both be there
+    tab.get_by_role("heading", name="Retrieved passages").first.wait_for(timeout=TIMEOUT_MS)
+
+
+def gold_questions() -> list[str]:
+    data = json.loads((ROOT / "eval" / "demo.gold.json").read_text(encoding="utf-8"))
+    return [q["text"] for q in data["questions"]]
+
+
+def growth(browser, url: str, pid: int, sessions: int, questions: int) -> dict[str, float]:
+    """RSS before and after ``questions`` asked round-robin from ``sessions`` contexts."""
+    contexts = [browser.new_context(viewport={"width": 1400, "height": 900}) for _ in range(sessions)]
+    tabs = [c.new_page() for c in contexts]
+    for tab in tabs:  # every session opened and answered once before the "before" figure
+        first_answer(tab, url)
+    before = rss_mb(pid)
+    pool = gold_questions()
+    started = time.perf_counter()
+    failed = 0
+    for i in range(questions):
+        try:
+            ask(tabs[i % sessions], pool[i % len(pool)])
+        except Exception as exc:  # one slow rerun must not lose the whole measurement
+            failed += 1
+            print(f"question {i + 1}: {type(exc).__name__}: {str(exc)[:200]}", file=sys.stderr)
+    after = rss_mb(pid)
+    for c in contexts:
+        c.close()
+    return {
+        "sessions": sessions,
+        "questions": questions,
+        "questions_failed": failed,
+        "rss_before_mb": round(before, 1),
+        "rss_after_mb": round(after, 1),
+        "rss_growth_mb": round(after - before, 1),
+        "questions_s": round(time.perf_counter() - started, 1),
+    }
+
+
+def measure(home: Path, sessions: int, questions: int) -> dict[str, object]:
+    from playwright.sync_api import sync_playwright
+
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-dev-shm-usage"]
+        )
+        tab = browser.new_page(viewport={"width": 1400, "height": 900})
+        t0 = time.perf_counter()
+        proc = start_app(home, port, home / "cold-start-streamlit.log")
+        try:
+            wait_healthy(url, proc)
+            healthy = time.perf_counter() - t0
+            first_answer(tab, url)
+            result: dict[str, object] = {
+                "first_answer_s": round(time.perf_counter() - t0, 2),
+                "health_check_s": round(healthy, 2),
+                "rss_demo_loaded_mb": round(rss_mb(proc.pid), 1),
+            }
+            if questions > 0:
+                result.update(growth(browser, url, proc.pid, sessions, questions))
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        browser.close()
+    return result
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--home", help="library home (default: an empty temporary one)")
+    parser.add_argument("--sessions", type=int, default=8)
+    parser.add_argument("--questions", type=int, default=0, help="questions for the RSS growth check")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    if not CHROMIUM.is_file():
+        print(f"no Chromium at {CHROMIUM}", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="ragcore-cold-") as tmp:
+        home = Path(args.home) if args.home else Path(tmp)
+        result = {"home": "given" if args.home else "empty", **measure(home, args.sessions, args.questions)}
+    result["load_average"] = [round(x, 2) for x in os.getloadavg()]
+    result["date"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    if args.json:
+        print(json.dumps(result))
+    else:
+        for key, value in result.items():
+            print(f"{key:20} {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
