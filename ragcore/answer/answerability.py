@@ -38,17 +38,33 @@ def names(question: str) -> list[str]:
     return [m.group(1) for m in _NAME.finditer(question.strip())]
 
 
+def _spelled_out(acronym: str) -> re.Pattern[str] | None:
+    """ "SLA" written out: words whose initials spell it ("Service Level Agreement")."""
+    letters = acronym.rstrip("s") if acronym[:-1].isupper() else acronym
+    if not (2 <= len(letters) <= 6 and letters.isupper() and letters.isalpha()):
+        return None
+    words = r"\W+(?:(?:of|and|the|for|&)\W+)?".join(rf"{c}\w*" for c in letters)
+    return re.compile(rf"\b{words}\b", re.IGNORECASE)
+
+
 def unknown_names(question: str, texts: Iterable[str]) -> list[str]:
     """The question's names that none of ``texts`` mentions (compared as
-    stemmed words, case-folded: "QuickBooks" meets "Quickbooks")."""
+    stemmed words, case-folded: "QuickBooks" meets "Quickbooks"; an acronym
+    is also mentioned by the words it stands for: "SLA" by "Service Level
+    Agreement")."""
     wanted = {name: content_words(name) for name in names(question)}
     wanted = {name: words for name, words in wanted.items() if words}
     if not wanted:
         return []
     missing = dict(wanted)
+    spelled = {name: _spelled_out(name) for name in wanted}
     for text in texts:
         vocabulary = _vocabulary(text)
-        missing = {name: words for name, words in missing.items() if not words <= vocabulary}
+        missing = {
+            name: words
+            for name, words in missing.items()
+            if not words <= vocabulary and not ((p := spelled[name]) is not None and p.search(text))
+        }
         if not missing:
             return []
     return list(missing)

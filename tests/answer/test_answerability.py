@@ -53,6 +53,13 @@ def test_a_name_no_document_mentions_is_unknown_whatever_its_case() -> None:
     assert unknown_names("Is the Enterprise plan sold in Europe?", texts) == []
 
 
+def test_an_acronym_is_mentioned_by_the_words_it_stands_for() -> None:
+    texts = ["Credits follow the Service Level Agreement.", "The Data Processing Addendum applies."]
+    assert unknown_names("What does the SLA say about credits?", texts) == []
+    assert unknown_names("Does the DPA cover backups?", texts) == []
+    assert unknown_names("Is there an SLA for the API?", texts) == ["API"]
+
+
 def test_a_question_about_a_name_the_collection_lacks_is_declined_and_says_so() -> None:
     documents, hits = _corpus({"prices.md": PRICES})
     question = "What does the Enterprise plan cost in Japan?"
