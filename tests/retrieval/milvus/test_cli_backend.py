@@ -12,6 +12,7 @@ import pytest
 from ragcore.cli import main
 from ragcore.retrieval.backends import parse_index
 from ragcore.retrieval.backends.milvus import client_for, forget_client
+from ragcore.retrieval.retriever import DEFAULT_FUSION
 from ragcore.store import Library
 
 from .conftest import LoopbackServer, free_port
@@ -172,7 +173,7 @@ def test_eval_and_ask_run_on_milvus_and_say_so(home, tmp_path, capsys):
     assert main([*argv, "--quiet", "--out", str(out)]) == 0, capsys.readouterr().err
     run = json.loads(out.read_text(encoding="utf-8"))
     index = run["settings"]["index"]
-    assert index["index_backend"] == target and index["fusion"]["method"] == "learned"
+    assert index["index_backend"] == target and index["fusion"]["method"] == DEFAULT_FUSION.method
     for ranker in ("bm25", "dense", "hybrid"):
         assert run["rankers"][ranker]["metrics"]["ndcg@10"]["mean"] > 0.5, ranker
 
