@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from fusion_learned import LearnedFamily
+from fusion_parts import AnyFuser, choose_split, prepare_parts, split_gain, split_per_question
 
 from ragcore.corpus import load_corpus
 from ragcore.evaluation.goldset import all_qrels, load_beir, load_goldset, resolve_spans
@@ -36,6 +38,7 @@ from ragcore.evaluation.metrics.ndcg import ndcg_at_k
 from ragcore.records import Passage
 from ragcore.retrieval import fusion
 from ragcore.retrieval.bm25 import BM25Index, BM25Params, top_k
+from ragcore.retrieval.learned_fusion import FusionStats
 from ragcore.store import Library
 
 DEPTH = 100
@@ -237,6 +240,10 @@ class Prepared:
     dense: dict[str, Ranking]
     bm25: dict[str, dict[str, Ranking]] = field(default_factory=dict)
     signals: dict[str, dict[str, fusion.QuerySignals]] = field(default_factory=dict)
+    stats: dict[str, dict[str, FusionStats]] = field(default_factory=dict)
+    indexes: dict[str, BM25Index] = field(default_factory=dict)
+    parts: dict[str, dict] = field(default_factory=dict)  # label -> qid -> fusion_parts.PartQuery list
+    dense_of: Callable[[list[str]], dict[str, Ranking]] | None = None  # dense rankings of more queries
 
     def add_bm25(self, label: str, params: BM25Params, signals: bool = False) -> None:
         if label in self.bm25 and (label in self.signals or not signals):
@@ -245,8 +252,13 @@ class Prepared:
         self.bm25[label] = rankings
         if not signals:
             return
+        self.indexes[label] = index
         self.signals[label] = {
             qid: fusion.query_signals(index, text, rankings[qid], self.dense[qid])
+            for qid, text, _ in self.coll.questions
+        }
+        self.stats[label] = {
+            qid: fusion.fusion_stats(index, text, rankings[qid], self.dense[qid])
             for qid, text, _ in self.coll.questions
         }
 
@@ -268,15 +280,22 @@ def per_question(
     return out
 
 
-def cross_validate(preps: list[Prepared]) -> dict:
+def shipped_bm25_grid() -> dict[str, BM25Params]:
+    """The grid cut to the shipped BM25 setting (``--bm25 shipped``: the grid
+    was run in full before and every fold chose it; this saves its cost)."""
+    return {label: params for label, params in BM25_GRID.items() if params == BM25Params()}
+
+
+def cross_validate(preps: list[Prepared], grid: dict[str, BM25Params] | None = None) -> dict:
     """The leave-one-collection-out study; returns everything it printed."""
     groups = [g for prep in preps for g in prep.coll.groups]
     owner = {g: prep for prep in preps for g in prep.coll.groups}
     # 1. BM25 settings, chosen by BM25 nDCG@10 alone.
     done = timed("BM25 grid")
-    bm25_scores: dict[str, dict[str, float]] = {label: {} for label in BM25_GRID}
+    grid = grid or BM25_GRID
+    bm25_scores: dict[str, dict[str, float]] = {label: {} for label in grid}
     for prep in preps:
-        for label, params in BM25_GRID.items():
+        for label, params in grid.items():
             prep.add_bm25(label, params)
             bm25_scores[label].update(group_means(prep.coll, per_question(prep, label, None, "bm25")))
         # keep memory down: only the grid's scores are needed from here on
@@ -295,7 +314,7 @@ def cross_validate(preps: list[Prepared]) -> dict:
     done = timed("fusion candidates")
     for label in sorted(set(bm25_choice.values()) | {pick_mean(bm25_scores, groups)}):
         for prep in preps:
-            prep.add_bm25(label, BM25_GRID[label], signals=True)
+            prep.add_bm25(label, grid[label], signals=True)
         scores[label] = {}
         for family, settings in families.items():
             scores[label][family] = {}
@@ -306,7 +325,16 @@ def cross_validate(preps: list[Prepared]) -> dict:
                     per_q.setdefault((label, family, setting), {})[prep.coll.name] = pq
                     scores[label][family][setting].update(group_means(prep.coll, pq))
     done()
-    return _folds(preps, groups, owner, bm25_scores, bm25_choice, dense_scores, scores, per_q)
+    done = timed("multi-part queries")
+    for label in scores:
+        for prep in preps:
+            prepare_parts(prep, label, prep.dense_of)
+    done()
+    done = timed("learned fusion fits")
+    learned = {label: LearnedFamily(preps, label) for label in scores}
+    result = _folds(preps, groups, owner, bm25_scores, bm25_choice, dense_scores, scores, per_q, learned)
+    done()
+    return result
 
 
 def _criterion(
@@ -324,7 +352,16 @@ def choose(scores_by_family, best, train):
     return tuned, pick(finalists, best, train)
 
 
-def _folds(preps, groups, owner, bm25_scores, bm25_choice, dense_scores, scores, per_q) -> dict:
+def uniform_fuser(family: str, setting: str, learned: LearnedFamily, excluded: set[str]) -> AnyFuser:
+    """The chosen fusion as one callable of (bm25, dense, signals, stats)."""
+    if family == "learned":
+        rule = fusion.LearnedRule(pin=setting.endswith("pins"), model=learned.model(excluded))
+        return lambda bm, dn, sig, st: rule.fuse(bm, dn, st)
+    fuse = candidate_families()[family][setting]
+    return lambda bm, dn, sig, st: fuse(bm, dn, sig)
+
+
+def _folds(preps, groups, owner, bm25_scores, bm25_choice, dense_scores, scores, per_q, learned) -> dict:
     from ragcore.evaluation.statistics import paired_mean_comparison
 
     rows = []
@@ -332,15 +369,25 @@ def _folds(preps, groups, owner, bm25_scores, bm25_choice, dense_scores, scores,
         train = [h for h in groups if h != g]
         label = bm25_choice[g]
         best = {h: max(bm25_scores[label][h], dense_scores[h]) for h in groups}
-        tuned, chosen = choose(scores[label], best, train)
+        fold_scores = dict(scores[label]) | {"learned": learned[label].fold_scores(g, groups)}
+        tuned, chosen = choose(fold_scores, best, train)
         prep = owner[g]
         qids = prep.coll.groups[g]
         bm = per_question(prep, label, None, "bm25")
         dn = per_question(prep, "", None, "dense")
-        ch = per_q[(label, chosen, tuned[chosen])][prep.coll.name]
+        rrf = per_q[(label, "rrf", "k=60")][prep.coll.name]
+        if chosen == "learned":
+            ch = learned[label].per_question(g, {g}, tuned[chosen])
+        else:
+            ch = per_q[(label, chosen, tuned[chosen])][prep.coll.name]
+        fuser = uniform_fuser(chosen, tuned[chosen], learned[label], {g})
+        gains = split_gain(preps, label, fuser, groups)
+        split = choose_split(gains, train)
+        if split != "off":
+            ch = split_per_question(prep, label, fuser, qids, split)
         pair = {
             name: paired_mean_comparison([ch[q] for q in qids], [other[q] for q in qids])
-            for name, other in (("bm25", bm), ("dense", dn))
+            for name, other in (("bm25", bm), ("dense", dn), ("rrf k=60", rrf))
         }
         rows.append(
             {
@@ -350,14 +397,16 @@ def _folds(preps, groups, owner, bm25_scores, bm25_choice, dense_scores, scores,
                 "bm25": bm25_scores[label][g],
                 "dense": dense_scores[g],
                 "families": {
-                    family: {"setting": setting, "held_out": scores[label][family][setting][g]}
+                    family: {"setting": setting, "held_out": fold_scores[family][setting][g]}
                     for family, setting in tuned.items()
                 },
                 "chosen": {
                     "family": chosen,
                     "setting": tuned[chosen],
-                    "held_out": scores[label][chosen][tuned[chosen]][g],
+                    "split_parts": split,
+                    "held_out": float(np.mean([ch[q] for q in qids])),
                 },
+                "split_parts": {"chosen_on_training": split, "held_out": gains[g]},
                 "chosen_minus": {
                     name: {"diff": c.diff, "low": c.low, "high": c.high, "p": c.p} for name, c in pair.items()
                 },
@@ -365,20 +414,29 @@ def _folds(preps, groups, owner, bm25_scores, bm25_choice, dense_scores, scores,
                     "chosen": [ch[q] for q in qids],
                     "bm25": [bm[q] for q in qids],
                     "dense": [dn[q] for q in qids],
+                    "rrf k=60": [rrf[q] for q in qids],
                 },
             }
         )
     final_bm25 = pick_mean(bm25_scores, groups)
     best_all = {h: max(bm25_scores[final_bm25][h], dense_scores[h]) for h in groups}
-    final_tuned, final_family = (
-        choose(scores[final_bm25], best_all, groups) if final_bm25 in scores else ({}, "")
-    )
+    final_scores = dict(scores[final_bm25]) | {"learned": learned[final_bm25].all_scores(groups)}
+    final_tuned, final_family = choose(final_scores, best_all, groups)
+    learned[final_bm25].model(set()).write()
+    final_fuser = uniform_fuser(final_family, final_tuned[final_family], learned[final_bm25], set())
+    final_gains = split_gain(preps, final_bm25, final_fuser, groups)
+    final_split = choose_split(final_gains, groups)
     return {
         "kind": "fusion-cv",  # not a run (evaluation.run.is_run)
         "rule": "leave one collection out; settings chosen by the largest worst-case margin over the better "
         "single signal on the other collections (ties within 0.002 by the mean margin); BM25 by mean nDCG@10",
         "folds": rows,
-        "final": {"bm25": final_bm25, "family": final_family, "setting": final_tuned.get(final_family, "")},
+        "final": {
+            "bm25": final_bm25,
+            "family": final_family,
+            "setting": final_tuned.get(final_family, ""),
+            "split_parts": final_split,
+        },
         "bm25_grid": bm25_scores,
     }
 
@@ -393,6 +451,7 @@ def print_table(result: dict) -> None:
         "convex tmm": "cvx-tmm",
         "agreement rrf": "agree",
         "query-signal rrf": "qsig",
+        "learned": "learned",
     }
     print("\n== held-out nDCG@10 per collection (each figure chosen on the other collections)")
     head = f"{'collection':22} {'n':>4} {'bm25':>6} {'dense':>6} " + " ".join(
@@ -444,7 +503,9 @@ def load_all(names: list[str], root: Path, shared: Path, library: Library) -> li
     return out
 
 
-def cv_main(names: list[str], root: Path, shared: Path, cache: Path, out: Path | None) -> int:
+def cv_main(
+    names: list[str], root: Path, shared: Path, cache: Path, out: Path | None, bm25: str = "grid"
+) -> int:
     from ragcore.corpus import default_library
 
     library = default_library()
@@ -452,16 +513,51 @@ def cv_main(names: list[str], root: Path, shared: Path, cache: Path, out: Path |
     preps = []
     for coll in collections:
         done = timed(f"dense {coll.name}")
-        preps.append(Prepared(coll, dense_rankings(coll, library, cache)))
+        preps.append(
+            Prepared(coll, dense_rankings(coll, library, cache), dense_of=_more_dense(coll, library, cache))
+        )
         done()
-    result = cross_validate(preps)
+    result = cross_validate(preps, shipped_bm25_grid() if bm25 == "shipped" else None)
+    result["bm25_grid_run"] = bm25
     print_table(result)
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(result, indent=1) + "\n")
-        out.with_suffix(".md").write_text(markdown_table(result))
+        out.with_suffix(".md").write_text(markdown_table(result) + "\n" + summary_table(result))
         print(f"wrote {out} and {out.with_suffix('.md')}")
     return 0
+
+
+def _more_dense(coll: Collection, library: Library, cache: Path) -> Callable[[list[str]], dict[str, Ranking]]:
+    """Dense rankings of further queries over ``coll`` (cached as its questions are)."""
+
+    def rank(texts: list[str]) -> dict[str, Ranking]:
+        extra = Collection(coll.name, coll.unit, coll.passages, [(t, t, "") for t in texts], {})
+        return dense_rankings(extra, library, cache)
+
+    return rank
+
+
+def summary_table(result: dict) -> str:
+    """The README's held-out table: the single signals, plain RRF k=60 and
+    the chosen default (``hybrid``), with paired intervals against each."""
+    lines = [
+        "| collection | questions | BM25 | dense | RRF k=60 | **hybrid** (chosen without it) "
+        "| hybrid − BM25 [95% CI] | hybrid − dense [95% CI] | hybrid − RRF [95% CI] |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for row in result["folds"]:
+        cm = row["chosen_minus"]
+        cis = [
+            f"{cm[n]['diff']:+.3f} [{cm[n]['low']:+.3f}, {cm[n]['high']:+.3f}]"
+            for n in ("bm25", "dense", "rrf k=60")
+        ]
+        rrf = float(np.mean(row["per_question"]["rrf k=60"]))
+        lines.append(
+            f"| {row['collection']} | {row['questions']} | {row['bm25']:.3f} | {row['dense']:.3f} | {rrf:.3f} "
+            f"| **{row['chosen']['held_out']:.3f}** | {cis[0]} | {cis[1]} | {cis[2]} |"
+        )
+    return "\n".join(lines) + "\n"
 
 
 def markdown_table(result: dict) -> str:
@@ -471,16 +567,19 @@ def markdown_table(result: dict) -> str:
     lines = [
         "| collection | questions | BM25 | dense | "
         + " | ".join(families)
-        + " | **chosen** | chosen − BM25 [95% CI] | chosen − dense [95% CI] |",
-        "|---|---|---|---|" + "---|" * len(families) + "---|---|---|",
+        + " | **chosen** | chosen − BM25 [95% CI] | chosen − dense [95% CI] | chosen − RRF k=60 [95% CI] |",
+        "|---|---|---|---|" + "---|" * len(families) + "---|---|---|---|",
     ]
     for row in folds:
         cm = row["chosen_minus"]
-        cis = [f"{cm[n]['diff']:+.3f} [{cm[n]['low']:+.3f}, {cm[n]['high']:+.3f}]" for n in ("bm25", "dense")]
+        cis = [
+            f"{cm[n]['diff']:+.3f} [{cm[n]['low']:+.3f}, {cm[n]['high']:+.3f}]"
+            for n in ("bm25", "dense", "rrf k=60")
+        ]
         cells = [f"{row['families'][f]['held_out']:.3f}" for f in families]
         lines.append(
             f"| {row['collection']} | {row['questions']} | {row['bm25']:.3f} | {row['dense']:.3f} | "
             + " | ".join(cells)
-            + f" | **{row['chosen']['held_out']:.3f}** | {cis[0]} | {cis[1]} |"
+            + f" | **{row['chosen']['held_out']:.3f}** | {cis[0]} | {cis[1]} | {cis[2]} |"
         )
     return "\n".join(lines) + "\n"

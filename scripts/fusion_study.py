@@ -159,6 +159,12 @@ def main() -> int:
     parser.add_argument("--cv", action="store_true", help="leave-one-collection-out cross-validation")
     parser.add_argument("--out", help="--cv: write the figures as JSON here")
     parser.add_argument(
+        "--bm25",
+        choices=("grid", "shipped"),
+        default="grid",
+        help="--cv: choose BM25's settings over the whole grid in every fold, or keep the shipped ones",
+    )
+    parser.add_argument(
         "--cache", default=str(ROOT / ".ragcore" / "fusion-cache"), help="--cv: ranking cache"
     )
     args = parser.parse_args()
@@ -166,7 +172,8 @@ def main() -> int:
         from fusion_cv import cv_main
 
         names = args.collections.split(",") if args.collections != DEFAULT_COLLECTIONS else CV_COLLECTIONS
-        return cv_main(names, ROOT, SHARED.parent, Path(args.cache), Path(args.out) if args.out else None)
+        out = Path(args.out) if args.out else None
+        return cv_main(names, ROOT, SHARED.parent, Path(args.cache), out, args.bm25)
     library = default_library()
     out: dict = {}
     for name in args.collections.split(","):

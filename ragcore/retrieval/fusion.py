@@ -11,7 +11,17 @@ same shape. The methods:
   Fox & Shaw's CombSUM (TREC-2, 1994) with weights, which Bruch, Gai &
   Ingber ("An Analysis of Fusion Functions for Hybrid Retrieval", ACM TOIS
   2023) found more robust than RRF when one signal is much weaker.
-- Query-signal RRF (the default): RRF with k = ``k`` in
+- Learned fusion (the default): each passage in either list is scored by
+  a linear function of its reciprocal ranks, its normalised scores and the
+  share of the query's idf mass it holds, each also multiplied by
+  per-query signals (the idf coverage of each list's top passage, the
+  lists' agreement, dense's score spread, the query's length), so how far
+  each list is trusted is set per query; fitted by a listwise loss inside
+  leave-one-collection-out cross-validation only (``learned_fusion``;
+  Vogt & Cottrell, Information Retrieval 1999; Cao et al., ICML 2007;
+  Bruch, Gai & Ingber, TOIS 2023). The constants and the weights are
+  chosen and fitted as docs/decisions.md says.
+- Query-signal RRF (the previous default): RRF with k = ``k`` in
   which BM25's weight is set per query from what the query and the two
   rankings show: it is 0 when the passage dense ranks first holds less
   than a fifth of the query's idf mass, since BM25 is then matching
@@ -37,6 +47,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .bm25 import BM25Index
+from .learned_fusion import FusionStats, LearnedFusion, shipped
 
 Ranking = Sequence[tuple[int, float]]
 GateFeature = Literal["coverage", "agreement", "dense_coverage", "support"]
@@ -150,6 +161,24 @@ def query_signals(index: BM25Index, question: str, lexical: Ranking, dense: Rank
     covered = index.coverage(tokens, top)
     coverage = covered[0] if lexical else 0.0
     dense_coverage = covered[-1] if dense else 1.0
+    pinned = identifier_rows(index, question, lexical)
+    return QuerySignals(coverage, agreement(lexical, dense), pinned, dense_coverage)
+
+
+def fusion_stats(index: BM25Index, question: str, lexical: Ranking, dense: Ranking) -> FusionStats:
+    """What the learned fusion needs from the BM25 index: each candidate's
+    share of the query's idf mass, the query's term count, and the rows
+    (of BM25's top 20) holding an identifier of the query."""
+    tokens = index.query_tokens(question)
+    rows = list(dict.fromkeys([row for row, _ in lexical] + [row for row, _ in dense]))
+    coverage = dict(zip(rows, index.coverage(tokens, rows), strict=True))
+    terms = len({t for t in tokens if t in index.vocab})
+    return FusionStats(coverage, terms, identifier_rows(index, question, lexical))
+
+
+def identifier_rows(index: BM25Index, question: str, lexical: Ranking) -> tuple[int, ...]:
+    """BM25's top-20 passages holding an identifier of the query, in BM25
+    order, at most ``IDENTIFIER_PINS``."""
     pinned: list[int] = []
     candidates = [row for row, _ in lexical[:20]]
     for code in index.known_identifiers(question):
@@ -157,7 +186,7 @@ def query_signals(index: BM25Index, question: str, lexical: Ranking, dense: Rank
             if row not in pinned:
                 pinned.append(row)
     pinned.sort(key=candidates.index)
-    return QuerySignals(coverage, agreement(lexical, dense), tuple(pinned[:IDENTIFIER_PINS]), dense_coverage)
+    return tuple(pinned[:IDENTIFIER_PINS])
 
 
 def gated_rrf(
@@ -233,3 +262,32 @@ class SignalRule:
 
 
 DEFAULT_RULE = SignalRule()
+
+
+@dataclass(frozen=True)
+class LearnedRule:
+    """The learned fusion (``learned_fusion``) with its shipped weights, or
+    ``model`` when given; with ``pin``, passages holding an identifier of
+    the query lead, as in ``SignalRule``."""
+
+    pin: bool = True
+    model: LearnedFusion | None = None
+
+    def fuse(self, lexical: Ranking, dense: Ranking, stats: FusionStats) -> list[tuple[int, float]]:
+        fused = (self.model or shipped()).fuse(lexical, dense, stats)
+        if self.pin and stats.identifier_rows:
+            fused = pin_rows(fused, stats.identifier_rows)
+        return fused
+
+
+DEFAULT_LEARNED = LearnedRule()
+
+
+def fuse_two(
+    lexical: Ranking, dense: Ranking, stats: FusionStats, rule: LearnedRule | None = None
+) -> list[tuple[int, float]]:
+    """The default hybrid fusion of two ranked lists, best first, for any
+    backend: ``lexical`` and ``dense`` are (row, score) lists (BM25 scores,
+    cosines), ``stats`` what the lexical index knows of the query
+    (``fusion_stats`` makes it from a ``BM25Index``)."""
+    return (rule or LearnedRule()).fuse(lexical, dense, stats)

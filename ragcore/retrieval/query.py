@@ -19,6 +19,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from typing import Literal, get_args
+
+Carry = Literal["always", "pronoun", "never"]
+CARRIES: tuple[Carry, ...] = get_args(Carry)
 
 # Words that open a question (or a clause asking one) in English.
 _OPENERS = (
@@ -96,7 +100,7 @@ def merge_part_rankings(
 
 
 def rank_by_parts(
-    question: str, rank: Callable[[str], Sequence[tuple[int, float]]]
+    question: str, rank: Callable[[str], Sequence[tuple[int, float]]], carry: Carry = "always"
 ) -> list[tuple[int, float]] | None:
     """For a multi-part question, ``rank`` each part and the whole question
     and merge them (``merge_part_rankings``); None for a single question, so
@@ -104,11 +108,23 @@ def rank_by_parts(
     parts = split_question(question)
     if len(parts) < 2:
         return None
-    return merge_part_rankings([rank(query) for query in part_queries(parts)], rank(question))
+    return merge_part_rankings([rank(query) for query in part_queries(parts, carry)], rank(question))
 
 
-def part_queries(parts: Sequence[str]) -> list[str]:
+# Words by which a later part refers back to the first part's subject.
+_BACK_REFERENCE = re.compile(
+    r"\b(?:it|its|they|them|their|this|that|these|those|he|she|his|her)\b", re.IGNORECASE
+)
+
+
+def part_queries(parts: Sequence[str], carry: Carry = "always") -> list[str]:
     """The query searched for each part: the first part as it is; a later
     part followed by the first, whose subject it often leaves out or names
-    by a pronoun ("..., and which error code says it was hit?")."""
-    return [parts[0]] + [f"{part} {parts[0]}" for part in parts[1:]]
+    by a pronoun ("..., and which error code says it was hit?"): always,
+    only when the later part holds such a pronoun ("pronoun"), or never.
+    (Which, is chosen by cross-validation: docs/decisions.md.)"""
+    out = [parts[0]]
+    for part in parts[1:]:
+        joined = carry == "always" or (carry == "pronoun" and _BACK_REFERENCE.search(part) is not None)
+        out.append(f"{part} {parts[0]}" if joined else part)
+    return out

@@ -31,6 +31,7 @@ from ..records import Hit, Passage, StageTrace
 from . import fusion, index_files
 from .bm25 import BM25Index, BM25Params
 from .dense import DenseIndex, write_blocks
+from .learned_fusion import FusionStats
 from .protocols import (
     FUSION_METHODS,
     MODES,
@@ -42,13 +43,19 @@ from .protocols import (
     RerankerLike,
     VectorCache,
 )
-from .query import rank_by_parts
+from .query import Carry, rank_by_parts, split_question
 from .results import CallLog, SearchResult
 
 CANDIDATES = 100  # per signal, before fusion
 RERANK_DEPTH = 20
 WIDEN_FROM_BM25 = 20
 Ranking = list[tuple[int, float]]
+# Multi-part questions are split in the fused modes (the single signals stay
+# single-query baselines); on/off and how a later part carries the first
+# part's subject were chosen by cross-validation (docs/decisions.md).
+SPLIT_PARTS = False
+PART_CARRY: Carry = "pronoun"
+SPLIT_MODES: tuple[Mode, ...] = ("hybrid", "rerank")
 
 
 def _equal_weights() -> Mapping[str, float]:
@@ -61,13 +68,14 @@ class FusionConfig:
     (docs/decisions.md). ``weights`` is read-only (a mapping proxy over a
     private copy), so a shared config cannot be changed under a search."""
 
-    method: FusionMethod = "signals"  # fusion.SignalRule: BM25's weight set per query
+    method: FusionMethod = "learned"  # fusion.LearnedRule: chosen by cross-validation
     k: float = 20.0  # RRF constant
     weights: Mapping[str, float] = field(default_factory=_equal_weights)
     depth: int = 5  # agreement: lexical top examined
     pool: int = 20  # agreement: dense top it must fall in
     power: float = 2.0
-    rule: fusion.SignalRule = fusion.DEFAULT_RULE  # "signals": chosen by cross-validation
+    rule: fusion.SignalRule = fusion.DEFAULT_RULE  # "signals"
+    learned: fusion.LearnedRule = fusion.DEFAULT_LEARNED  # "learned": fitted inside cross-validation
 
     def __post_init__(self) -> None:
         if self.method not in FUSION_METHODS:
@@ -76,7 +84,16 @@ class FusionConfig:
             )
         object.__setattr__(self, "weights", MappingProxyType(dict(self.weights)))
 
-    def fuse(self, rankings: Mapping[str, Ranking], signals: fusion.QuerySignals | None = None) -> Ranking:
+    def fuse(
+        self,
+        rankings: Mapping[str, Ranking],
+        signals: fusion.QuerySignals | None = None,
+        stats: FusionStats | None = None,
+    ) -> Ranking:
+        if self.method == "learned":
+            if stats is None:
+                raise ValueError("the learned fusion needs the query's fusion stats")
+            return self.learned.fuse(rankings["bm25"], rankings["dense"], stats)
         if self.method == "signals":
             if signals is None:
                 raise ValueError("the signals fusion needs the query signals")
@@ -115,11 +132,11 @@ class Retriever:
         reranker: RerankerLike | None = None,
         default_mode: Mode = "hybrid",
         index_dir: Path | None = None,
-        split_parts: bool = False,
+        split_parts: bool = SPLIT_PARTS,
     ) -> None:
         self.corpus = corpus
         self.index_dir = index_dir
-        self.split_parts = split_parts  # off: measured no gain (docs/decisions.md)
+        self.split_parts = split_parts  # multi-part questions in fused modes: chosen by cross-validation
         self.passages: list[Passage] = corpus.passages
         self.vector_cache = vector_cache
         self.fusion = fusion_config or DEFAULT_FUSION
@@ -274,9 +291,15 @@ class Retriever:
             return SearchResult([], log.notes, log.timings_ms, chosen)
         t0 = time.perf_counter()
         final, traces = self._rank(question, chosen, k, log)
-        if self.split_parts:  # multi-part questions: each part ranked, merged (query.py)
-            merged = rank_by_parts(question, lambda part: self._rank(part, chosen, k, CallLog())[0])
-            final = merged if merged is not None else final
+        if self.split_parts and chosen in SPLIT_MODES:  # each part ranked, then merged (query.py)
+            merged = rank_by_parts(
+                question, lambda part: self._rank(part, chosen, k, CallLog())[0], PART_CARRY
+            )
+            if merged is not None:
+                final = merged
+                log.notes.append(
+                    f"multi-part question: {len(split_question(question))} parts ranked and merged"
+                )
         hits = []
         for rank, (row, score) in enumerate(final[:k], start=1):
             trace = {stage: traces.get(stage, {}).get(row) for stage in STAGES}
@@ -304,12 +327,10 @@ class Retriever:
             final = self._widen(question, dn, bm)
         else:
             with log.timed("fuse"):
-                signals = (
-                    fusion.query_signals(self.bm25, question, bm, dn)
-                    if self.fusion.method == "signals"
-                    else None
-                )
-                final = self.fusion.fuse({"bm25": bm, "dense": dn}, signals)
+                method = self.fusion.method
+                signals = fusion.query_signals(self.bm25, question, bm, dn) if method == "signals" else None
+                stats = fusion.fusion_stats(self.bm25, question, bm, dn) if method == "learned" else None
+                final = self.fusion.fuse({"bm25": bm, "dense": dn}, signals, stats)
         traces["fused"] = _trace(final)
         if mode == "rerank":
             final, reranked = self._rerank(question, final, log)

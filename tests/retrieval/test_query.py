@@ -88,3 +88,31 @@ def test_rank_by_parts_ranks_each_part_and_the_whole():
     merged = rank_by_parts("What is the price, and when is it billed?", rank)
     assert len(asked) == 3 and asked[-1] == "What is the price, and when is it billed?"
     assert [row for row, _ in merged] == [10, 20, 30, 99]
+
+
+def test_part_queries_carry_rules():
+    parts = ["What is the API rate limit?", "which error code says it was hit?"]
+    assert part_queries(parts, "never") == parts
+    assert (
+        part_queries(parts, "pronoun")[1] == "which error code says it was hit? What is the API rate limit?"
+    )
+    plain = ["What is the uptime?", "what credits apply?"]
+    assert part_queries(plain, "pronoun") == plain
+    assert part_queries(plain, "always")[1] == "what credits apply? What is the uptime?"
+
+
+def test_retriever_splits_multi_part_questions_in_fused_modes_only():
+    from ragcore.retrieval import Retriever
+    from tests.retrieval.test_retriever import ToyEmbedder, make_corpus
+
+    corpus = make_corpus()
+    split = Retriever(corpus, embedder=ToyEmbedder(), split_parts=True)
+    whole = Retriever(corpus, embedder=ToyEmbedder(), split_parts=False)
+    question = "What is the price of the Business plan, and how do I reset my password?"
+    got = split.search(question, mode="hybrid", k=3)
+    assert any("multi-part question: 2 parts" in n for n in got.notes)
+    docs = [h.passage.doc for h in got.hits[:2]]
+    assert set(docs) == {"pricing.md", "faq.md"}  # each part's best passage leads
+    assert not any("multi-part" in n for n in whole.search(question, mode="hybrid").notes)
+    bm = split.search(question, mode="bm25")
+    assert not any("multi-part" in n for n in bm.notes)  # the single signals stay one query

@@ -183,14 +183,16 @@ def test_hit_json_contract(retriever):
     assert set(h["trace"]) == {"bm25", "dense", "fused", "rerank"}
 
 
-def test_default_fusion_is_query_signal_rrf(retriever):
+def test_default_fusion_is_the_learned_fusion(retriever):
     from ragcore.retrieval import fusion
 
     question = "what is the price of the plan"
     bm = retriever.bm25.search(question, 100)
     dn = retriever._dense_ranking(question, 100)
-    signals = fusion.query_signals(retriever.bm25, question, bm, dn)
-    expected = fusion.DEFAULT_RULE.fuse(bm, dn, signals)
+    expected = fusion.fuse_two(bm, dn, fusion.fusion_stats(retriever.bm25, question, bm, dn))
     hits = retriever.search(question, mode="hybrid", k=6).hits
     assert [h.score for h in hits] == pytest.approx([s for _, s in expected[:6]])
+    signals = fusion.query_signals(retriever.bm25, question, bm, dn)
+    previous = FusionConfig(method="signals").fuse({"bm25": bm, "dense": dn}, signals)
+    assert previous == fusion.DEFAULT_RULE.fuse(bm, dn, signals)
     assert 0.0 <= signals.support <= 1.0

@@ -172,7 +172,7 @@ def test_eval_and_ask_run_on_milvus_and_say_so(home, tmp_path, capsys):
     assert main([*argv, "--quiet", "--out", str(out)]) == 0, capsys.readouterr().err
     run = json.loads(out.read_text(encoding="utf-8"))
     index = run["settings"]["index"]
-    assert index["index_backend"] == target and index["fusion"]["method"] == "signals"
+    assert index["index_backend"] == target and index["fusion"]["method"] == "learned"
     for ranker in ("bm25", "dense", "hybrid"):
         assert run["rankers"][ranker]["metrics"]["ndcg@10"]["mean"] > 0.5, ranker
 
