@@ -147,6 +147,9 @@ def test_an_upload_with_every_file_refused_says_so(visit, tmp_path) -> None:
 
 def test_remove_asks_for_confirmation(visit, tmp_path) -> None:
     tab, _ = visit
+    tab.get_by_role("link", name="Library").click()  # on its own too, not only after the upload test
+    tab.get_by_test_id("stSidebar").get_by_text("My uploads").click()
+    tab.get_by_role("button", name="Add to library").wait_for()
     stamp = time.time_ns()  # unique content: the library stores identical bytes once
     note = tmp_path / f"note-{stamp}.md"
     note.write_bytes(f"# Short note {stamp}\n\nThe office closes at six.\n".encode())
