@@ -8,22 +8,7 @@ from ragcore.answer.answerability import names, unknown_names
 from ragcore.answer.extractive import NOT_COVERED, extractive_answer, is_covered
 from ragcore.answer.relevance import Scorer, make_part, topic_words
 from ragcore.answer.units import answer_units
-from ragcore.records import Document, Hit, Passage, StageTrace, sha256_hex
-
-
-def _corpus(docs: dict[str, str]) -> tuple[dict[str, Document], list[Hit]]:
-    documents = {n: Document(n, n, "md", t, sha256_hex(t)) for n, t in docs.items()}
-    hits: list[Hit] = []
-    for doc in documents.values():
-        for number, line in enumerate(doc.lines, start=1):
-            if not line.strip():
-                continue
-            start, end = doc.line_span(number, number)
-            p = Passage(doc.name, len(hits), number, number, start, end, doc.name, doc.text[start:end], ())
-            trace = {"bm25": StageTrace(len(hits) + 1, 1.0), "dense": None, "fused": None, "rerank": None}
-            hits.append(Hit(p, len(hits) + 1, 1.0, trace))
-    return documents, hits
-
+from tests.answer.helpers import line_corpus
 
 PRICES = (
     "The Enterprise plan costs $3,000 per month in Europe and the United States.\n"
@@ -61,7 +46,7 @@ def test_an_acronym_is_mentioned_by_the_words_it_stands_for() -> None:
 
 
 def test_a_question_about_a_name_the_collection_lacks_is_declined_and_says_so() -> None:
-    documents, hits = _corpus({"prices.md": PRICES})
+    documents, hits = line_corpus({"prices.md": PRICES})
     question = "What does the Enterprise plan cost in Japan?"
     answer = extractive_answer(question, hits, documents=documents)
     assert not answer.covered
@@ -75,7 +60,7 @@ def test_a_question_about_a_name_the_collection_lacks_is_declined_and_says_so() 
 
 
 def test_without_the_name_check_the_same_question_is_answered_by_its_other_words() -> None:
-    documents, hits = _corpus({"prices.md": PRICES})
+    documents, hits = line_corpus({"prices.md": PRICES})
     answer = extractive_answer(
         "What does the Enterprise plan cost in Japan?", hits, documents=documents, check_names=False
     )
@@ -90,7 +75,7 @@ def test_topic_words_leave_out_function_and_question_words() -> None:
 
 
 def test_a_number_inside_a_rows_range_counts_as_stated() -> None:
-    documents, hits = _corpus({"discounts.md": DISCOUNTS})
+    documents, hits = line_corpus({"discounts.md": DISCOUNTS})
     units = answer_units(hits, documents)
     scorer = Scorer(units)
     part = make_part("Who approves a 25% discount?")
@@ -102,7 +87,7 @@ def test_a_number_inside_a_rows_range_counts_as_stated() -> None:
 
 
 def test_a_part_answered_by_another_parts_quote_is_not_said_to_be_missing() -> None:
-    documents, hits = _corpus({"prices.md": PRICES})
+    documents, hits = line_corpus({"prices.md": PRICES})
     answer = extractive_answer("What does the Team plan cost, and how much is it?", hits, documents=documents)
     assert "$299 per month" in answer.text
     assert not any(s.kind == "not-covered" for s in answer.sentences)
@@ -119,7 +104,7 @@ def test_a_rows_table_subject_is_its_heading_and_document_name() -> None:
         "reseller-terms.md": "Resellers buy at a margin of 25% below list price.\n",
         "deal-desk.md": "Every discount is signed off in the deal desk tool before the quote is sent.\n",
     }
-    documents, hits = _corpus(docs)
+    documents, hits = line_corpus(docs)
     answer = extractive_answer("Who signs off a 25% discount?", hits, documents=documents)
     assert answer.sentences[0].kind == "table-row"  # the table answers first, not the sentence sharing words
     assert "Reduction: Above 10% and up to 30%; Who approves: Sales director" in answer.text
@@ -144,7 +129,7 @@ def test_a_sentence_that_leans_on_a_chosen_one_comes_with_it() -> None:
             "Encryption keys managed by the customer are audited every quarter.\n"
         ),
     }
-    documents, hits = _corpus(docs)
+    documents, hits = line_corpus(docs)
     question = "What is the plan for customer-managed encryption keys?"
     answer = extractive_answer(question, hits, documents=documents)
     assert "second quarter" in answer.text

@@ -10,21 +10,8 @@ from ragcore.answer.relevance import answer_cue
 from ragcore.answer.units import answer_units
 from ragcore.evaluation.answers import claims_disagreement
 from ragcore.lenses.contradiction import contradicts
-from ragcore.records import Answer, Document, Hit, Passage, StageTrace, sha256_hex
-
-
-def _corpus(docs: dict[str, str]) -> tuple[dict[str, Document], list[Hit]]:
-    documents = {n: Document(n, n, "md", t, sha256_hex(t)) for n, t in docs.items()}
-    hits: list[Hit] = []
-    for doc in documents.values():
-        for number, line in enumerate(doc.lines, start=1):
-            if not line.strip():
-                continue
-            start, end = doc.line_span(number, number)
-            p = Passage(doc.name, len(hits), number, number, start, end, doc.name, doc.text[start:end], ())
-            trace = {"bm25": StageTrace(len(hits) + 1, 1.0), "dense": None, "fused": None, "rerank": None}
-            hits.append(Hit(p, len(hits) + 1, 1.0, trace))
-    return documents, hits
+from ragcore.records import Answer
+from tests.answer.helpers import line_corpus
 
 
 def _claims(answer: Answer) -> list[str]:
@@ -32,7 +19,7 @@ def _claims(answer: Answer) -> list[str]:
 
 
 def _ask(question: str, docs: dict[str, str]) -> Answer:
-    documents, hits = _corpus(docs)
+    documents, hits = line_corpus(docs)
     return extractive_answer(question, hits, documents=documents)
 
 
@@ -74,7 +61,7 @@ def test_documents_stating_each_alternative_disagree() -> None:
 
 
 def test_alternatives_that_are_a_condition_of_an_amount_question_are_not_pointed_at() -> None:
-    documents, hits = _corpus(
+    documents, hits = line_corpus(
         {
             "prices.md": "Paying two years up front saves 10% on the subscription.\n",
             "notes.md": "Paying three years up front saves 15% on the subscription.\n",
@@ -113,7 +100,7 @@ def test_a_wh_question_using_the_absolute_is_not_a_claim_check() -> None:
         "website.md": "We guarantee 99.9% uptime to every customer.\n",
         "contract.md": "The provider does not guarantee any particular level of uptime.\n",
     }
-    documents, hits = _corpus(docs)
+    documents, hits = line_corpus(docs)
     units = answer_units(hits, documents)
     for question, expected in (
         ("What uptime does the provider guarantee?", 0),
@@ -160,7 +147,7 @@ def test_an_agreement_question_whose_sides_state_different_figures() -> None:
 def test_a_table_rows_cell_and_a_sentences_figure_are_not_paired() -> None:
     from ragcore.answer.disagreement import figure_conflict
 
-    documents, hits = _corpus(
+    documents, hits = line_corpus(
         {
             "targets.md": "| Severity | Pro plan reply |\n| --- | --- |\n| Severity 3 | within 2 business days |\n",
             "faq.md": "Urgent tickets on the Pro plan get a first reply within 4 business days.\n",
