@@ -20,6 +20,9 @@ CHUNKING_HELP = {
 }
 # What the uploader accepts; the hint under it lists these, in this order.
 UPLOAD_TYPES = ["pdf", "md", "markdown", "txt"]
+# An upload's results, kept for the one rerun that ends its background embedding (the page is
+# drawn again then, and the results would vanish a second after they appeared).
+LAST_OUTCOMES, KEPT_OUTCOMES = "upload-outcomes", "upload-outcomes-kept"
 
 ui.require_frame()  # a first run may start here without app.py
 ws = ui.workspace()
@@ -65,6 +68,10 @@ def upload_section(documents_area) -> None:
     if add and not files:
         st.warning("Choose one or more files first.")
     if not (add and files):
+        kept = st.session_state.pop(KEPT_OUTCOMES, None)
+        if kept is not None and kept[0] == coll:  # the rerun that ends background embedding
+            st.caption(upload_summary(kept[1]))
+            show_outcomes(kept[1])
         return
     documents_area.empty()  # the list below is out of date until the upload ends: not shown meanwhile
     bar = st.progress(0.0, text="Starting…")
@@ -79,6 +86,7 @@ def upload_section(documents_area) -> None:
         )
     bar.progress(1.0, text=upload_summary(outcomes))
     show_outcomes(outcomes)
+    st.session_state[LAST_OUTCOMES] = (coll, outcomes)
 
 
 def upload_summary(outcomes: list[UploadOutcome]) -> str:
@@ -105,7 +113,10 @@ def embedding_live() -> None:
     """Background embedding of this collection (#18), refreshed each second until it ends."""
     now = ws.indexes.embedding_progress(coll)
     if not now.running:
-        st.rerun()  # finished: the whole page shows the final state
+        # Finished: the whole page shows the final state, this upload's results included (once).
+        if LAST_OUTCOMES in st.session_state:
+            st.session_state[KEPT_OUTCOMES] = st.session_state.pop(LAST_OUTCOMES)
+        st.rerun()
     st.progress(
         now.fraction, text=f"Embedding {now.done} of {now.total} passages; keyword search works meanwhile"
     )
