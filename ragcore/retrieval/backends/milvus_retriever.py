@@ -66,7 +66,7 @@ class MilvusRetriever(Retriever):
         # No super().__init__(): BM25 and the vectors live in Milvus, not here.
         self._keep_settings(corpus, vector_cache, embedder, fusion_config, reranker, default_mode)
         self.index_dir = None  # nothing is saved locally
-        self.split_parts = SPLIT_PARTS  # the same rule as the embedded index
+        self.split_parts = SPLIT_PARTS  # multi-part questions split as in the embedded index
         self.bm25_params = BM25Params()
         # The project's fusion reads query statistics from ``self.bm25``
         # (``fusion.query_signals``); here they come from term statistics
