@@ -56,6 +56,7 @@ Ranking = list[tuple[int, float]]
 SPLIT_PARTS = False
 PART_CARRY: Carry = "pronoun"
 SPLIT_MODES: tuple[Mode, ...] = ("hybrid", "rerank")
+STATS_METHODS: tuple[FusionMethod, ...] = ("learned", "gated")  # fused from fusion.fusion_stats
 
 
 def _equal_weights() -> Mapping[str, float]:
@@ -76,6 +77,7 @@ class FusionConfig:
     power: float = 2.0
     rule: fusion.SignalRule = fusion.DEFAULT_RULE  # "signals"
     learned: fusion.LearnedRule = fusion.DEFAULT_LEARNED  # "learned": fitted inside cross-validation
+    gated: fusion.GatedRule = fusion.DEFAULT_GATED  # "gated": fitted inside cross-validation
 
     def __post_init__(self) -> None:
         if self.method not in FUSION_METHODS:
@@ -90,10 +92,11 @@ class FusionConfig:
         signals: fusion.QuerySignals | None = None,
         stats: FusionStats | None = None,
     ) -> Ranking:
-        if self.method == "learned":
+        if self.method in STATS_METHODS:
             if stats is None:
-                raise ValueError("the learned fusion needs the query's fusion stats")
-            return self.learned.fuse(rankings["bm25"], rankings["dense"], stats)
+                raise ValueError(f"the {self.method} fusion needs the query's fusion stats")
+            rule = self.learned if self.method == "learned" else self.gated
+            return rule.fuse(rankings["bm25"], rankings["dense"], stats)
         if self.method == "signals":
             if signals is None:
                 raise ValueError("the signals fusion needs the query signals")
@@ -329,7 +332,7 @@ class Retriever:
             with log.timed("fuse"):
                 method = self.fusion.method
                 signals = fusion.query_signals(self.bm25, question, bm, dn) if method == "signals" else None
-                stats = fusion.fusion_stats(self.bm25, question, bm, dn) if method == "learned" else None
+                stats = fusion.fusion_stats(self.bm25, question, bm, dn) if method in STATS_METHODS else None
                 final = self.fusion.fuse({"bm25": bm, "dense": dn}, signals, stats)
         traces["fused"] = _trace(final)
         if mode == "rerank":
