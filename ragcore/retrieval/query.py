@@ -12,7 +12,11 @@ Rescoring", ACL 2019; and rank interleaving, Radlinski et al., CIKM 2008).
 
 The split is conservative: it only cuts where the text after the cut reads
 as a new question (it starts with a question word or an auxiliary verb), so
-"What are the terms and conditions?" stays whole.
+"What are the terms and conditions?" stays whole. Retrieval asks more of a
+part (``retrieval_parts``): each must name at least ``MIN_OWN_WORDS`` content
+words the other parts do not, so "..., and how much is it?" stays one query;
+and the merge keeps the whole question's top ``head`` passages first
+(docs/decisions.md: both chosen by cross-validation).
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from typing import Literal, get_args
+
+from ..text import ENGLISH_STOP_WORDS, tokenize
 
 Carry = Literal["always", "pronoun", "never"]
 CARRIES: tuple[Carry, ...] = get_args(Carry)
@@ -80,16 +86,40 @@ def is_multi_part(question: str) -> bool:
     return len(split_question(question)) > 1
 
 
+MIN_OWN_WORDS = 2  # content words a part must have that no other part has (cross-validated)
+
+
+def _content(text: str) -> set[str]:
+    return set(tokenize(text, stop_words=ENGLISH_STOP_WORDS))
+
+
+def retrieval_parts(question: str, min_own_words: int = MIN_OWN_WORDS) -> list[str]:
+    """``split_question``'s parts when each asks about something of its own
+    (at least ``min_own_words`` stemmed content words no other part holds);
+    otherwise the question whole, as a one-item list. "What is the fee, and
+    how much is it?" stays whole: its second part has no words of its own."""
+    parts = split_question(question)
+    if len(parts) < 2:
+        return parts
+    words = [_content(p) for p in parts]
+    for i, own in enumerate(words):
+        others = set().union(*(w for j, w in enumerate(words) if j != i))
+        if len(own - others) < min_own_words:
+            return [" ".join(question.split())]
+    return parts
+
+
 def merge_part_rankings(
-    rankings: Sequence[Sequence[tuple[int, float]]], whole: Sequence[tuple[int, float]] = ()
+    rankings: Sequence[Sequence[tuple[int, float]]], whole: Sequence[tuple[int, float]] = (), head: int = 0
 ) -> list[tuple[int, float]]:
-    """Round-robin merge: each part's first passage, then the whole
-    question's first, then each part's second, and so on, skipping rows
-    already taken. Scores are replaced by a rank-based score
-    (1 / position) so the merged list stays sorted."""
+    """Round-robin merge: the whole question's first ``head`` passages, then
+    each part's first passage, then the whole question's first, then each
+    part's second, and so on, skipping rows already taken. Scores are
+    replaced by a rank-based score (1 / position) so the merged list stays
+    sorted."""
     lists = [list(r) for r in rankings] + ([list(whole)] if whole else [])
-    seen: set[int] = set()
-    merged: list[int] = []
+    merged: list[int] = list(dict.fromkeys(row for row, _ in whole[:head]))
+    seen: set[int] = set(merged)
     depth = max((len(r) for r in lists), default=0)
     for i in range(depth):
         for ranking in lists:
@@ -100,15 +130,23 @@ def merge_part_rankings(
 
 
 def rank_by_parts(
-    question: str, rank: Callable[[str], Sequence[tuple[int, float]]], carry: Carry = "always"
+    question: str,
+    rank: Callable[[str], Sequence[tuple[int, float]]],
+    carry: Carry = "always",
+    *,
+    head: int = 0,
+    min_own_words: int = 0,
+    whole: Sequence[tuple[int, float]] | None = None,
 ) -> list[tuple[int, float]] | None:
-    """For a multi-part question, ``rank`` each part and the whole question
-    and merge them (``merge_part_rankings``); None for a single question, so
-    the caller keeps its own ranking."""
-    parts = split_question(question)
+    """For a multi-part question (``retrieval_parts`` with ``min_own_words``),
+    ``rank`` each part and the whole question (or use ``whole``, its ranking
+    already made) and merge them (``merge_part_rankings`` with ``head``);
+    None for a single question, so the caller keeps its own ranking."""
+    parts = retrieval_parts(question, min_own_words)
     if len(parts) < 2:
         return None
-    return merge_part_rankings([rank(query) for query in part_queries(parts, carry)], rank(question))
+    ranked_parts = [rank(query) for query in part_queries(parts, carry)]
+    return merge_part_rankings(ranked_parts, whole if whole is not None else rank(question), head)
 
 
 # Words by which a later part refers back to the first part's subject.

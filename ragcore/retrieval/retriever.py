@@ -43,7 +43,7 @@ from .protocols import (
     RerankerLike,
     VectorCache,
 )
-from .query import Carry, rank_by_parts, split_question
+from .query import MIN_OWN_WORDS, Carry, rank_by_parts, retrieval_parts
 from .results import CallLog, SearchResult
 
 CANDIDATES = 100  # per signal, before fusion
@@ -51,10 +51,14 @@ RERANK_DEPTH = 20
 WIDEN_FROM_BM25 = 20
 Ranking = list[tuple[int, float]]
 # Multi-part questions are split in the fused modes (the single signals stay
-# single-query baselines); on/off and how a later part carries the first
-# part's subject were chosen by cross-validation (docs/decisions.md).
-SPLIT_PARTS = False
+# single-query baselines); on/off, how a later part carries the first
+# part's subject, how many of the whole question's passages stay first and
+# how many words of its own a part needs were chosen by cross-validation
+# (docs/decisions.md, "Multi-part questions").
+SPLIT_PARTS = True
 PART_CARRY: Carry = "pronoun"
+PART_HEAD = 3  # the whole question's top 3 stay first; then the parts interleave
+PART_MIN_OWN_WORDS = MIN_OWN_WORDS
 SPLIT_MODES: tuple[Mode, ...] = ("hybrid", "rerank")
 STATS_METHODS: tuple[FusionMethod, ...] = ("learned", "gated")  # fused from fusion.fusion_stats
 
@@ -296,12 +300,17 @@ class Retriever:
         final, traces = self._rank(question, chosen, k, log)
         if self.split_parts and chosen in SPLIT_MODES:  # each part ranked, then merged (query.py)
             merged = rank_by_parts(
-                question, lambda part: self._rank(part, chosen, k, CallLog())[0], PART_CARRY
+                question,
+                lambda part: self._rank(part, chosen, k, CallLog())[0],
+                PART_CARRY,
+                head=PART_HEAD,
+                min_own_words=PART_MIN_OWN_WORDS,
+                whole=final,
             )
             if merged is not None:
                 final = merged
                 log.notes.append(
-                    f"multi-part question: {len(split_question(question))} parts ranked and merged"
+                    f"multi-part question: {len(retrieval_parts(question))} parts ranked and merged"
                 )
         hits = []
         for rank, (row, score) in enumerate(final[:k], start=1):

@@ -195,6 +195,10 @@ def _check_lines(gold_path: Path, folder: Path) -> None:
         text = line(f.doc, f.line).replace(",", "")
         forms = {f"{f.amount:g}", f"{f.amount:.2f}", f"{f.amount / 1e6:g}M", f"{f.amount / 1e6:.1f}M"}
         forms |= {f"{f.amount / scale:g}" for scale in (1e3, 1e6, 1e9) if f.amount >= scale / 10}
+        # seven digits in thousands ("$ 3,208,323" under "(in thousands)"): :g would round them
+        forms |= {
+            f"{f.amount / scale:.0f}" for scale in (1e3, 1e6) if f.amount >= scale and f.amount % scale == 0
+        }
         assert any(form in text for form in forms), f"{f.id}: {f.amount:g} not on {f.doc}:{f.line}"
     for r in gold.risk.findings if gold.risk else []:
         assert line(r.doc, r.line).strip(), f"{r.id}: {r.doc}:{r.line} is blank"
@@ -215,6 +219,7 @@ def test_demo_gold_names_real_lines_and_meets_the_minimum_sizes() -> None:
         ("shared-pricing.lens.json", "documents"),
         ("shared-policies.lens.json", "documents/basecamp-policies"),
         ("heldout-lyft.lens.json", "documents"),
+        ("heldout-lyft-results.lens.json", "documents"),
     ],
 )
 def test_shared_gold_files_name_real_lines(name: str, folder: str) -> None:

@@ -75,10 +75,18 @@ _MULTIPLIERS = {
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 # A one-letter multiplier must touch the number ("$5M"); a word may follow
 # spaces or touch it ("$873million" in run-together PDF text), and may be
-# broken at a line end ("$4.3 bil\nlion").
+# broken at a line end after any of its letters ("$4.3 bil\nlion", "$165 mill\nion").
+
+
+def _broken_word(word: str) -> str:
+    """A pattern for ``word`` with at most one line break between two of its letters."""
+    return "|".join(word[:i] + r"\n" + word[i:] for i in range(1, len(word))) + "|" + word
+
+
+_MULT_WORDS = "|".join(_broken_word(w) for w in ("thousand", "million", "billion", "trillion"))
 _MULT = (
     r"(?:(?P<{g}s>[kKmMbBtT]|mm|MM|mn|bn|BN)(?![\w])"
-    r"|[ \t]{{0,3}}\n?[ \t]{{0,2}}(?P<{g}w>thousand|(?:mil|bil|tril)\n?lion)\b)?"
+    r"|[ \t]{{0,3}}\n?[ \t]{{0,2}}(?P<{g}w>" + _MULT_WORDS.replace("{", "{{").replace("}", "}}") + r")\b)?"
 )
 # "(in millions)", "(In thousands, except percentages)": a table's or
 # section's scale for the bare amounts under it.

@@ -19,6 +19,7 @@ from typing import Literal
 
 Edge = Literal["start", "end", "as-of"]
 Tense = Literal["past", "current"]
+Precision = Literal["day", "month", "year"]
 
 _MONTHS = {
     m: i
@@ -66,7 +67,8 @@ _CURRENT = re.compile(r"\b(?:now|currently|current|new|today)\b[^$€£¥\d]{0,2
 _DOC_DATE_LINE = re.compile(
     r"\b(?:last\s+updated|updated|effective(?:\s+date)?|dated?|as\s+of)\b\s*:?\s*", re.I
 )
-_NAME_DATE = re.compile(r"(?<!\d)((?:19|20)\d\d)[-_]?([01]\d)(?:[-_]?([0-3]\d))?(?!\d)")
+# a date in a file name stands apart from letters and digits after it: "lyft_2021_10k" holds no month
+_NAME_DATE = re.compile(r"(?<!\d)((?:19|20)\d\d)[-_]?([01]\d)(?:[-_]?([0-3]\d))?(?![A-Za-z0-9])")
 _NAME_NEWEST = re.compile(r"(?:^|[-_.\s])(?:head|current|latest)(?:[-_.\s]|$)", re.IGNORECASE)
 
 
@@ -125,11 +127,36 @@ def find_dates(text: str) -> list[DateMatch]:
 
 @dataclass(frozen=True)
 class TimeMark:
-    """What a figure's own text says about when it holds."""
+    """What a figure's own text says about when it holds. A year alone
+    ("in 2020", a table's year column) is dated to its last day with
+    ``precision`` "year": the figure is of that (fiscal) year."""
 
     when: date | None = None
     edge: Edge | None = None
     tense: Tense | None = None
+    precision: Precision = "day"
+
+
+def year_mark(year: int, tense: Tense | None = None) -> TimeMark:
+    """The mark of a figure of one (fiscal) year."""
+    return TimeMark(date(year, 12, 31), "as-of", tense, "year")
+
+
+# A bare year that dates the figure beside it: "$1.8 billion in 2020", "for
+# fiscal 2021", "in fiscal year 2020", "FY2021", run-together "in2021". Not a
+# year in "2021 dollars" (a price level), nor one that is part of a number.
+_YEAR_PHRASE = re.compile(
+    r"(?:\b(?:in|for|during)\s*(?:(?:the\s+)?(?:fiscal|financial)\s+(?:year\s+)?)?"
+    r"|\b(?:fiscal|financial)\s+(?:year\s+)?|\bFY\s?)"
+    r"(?P<y>(?:19|20)\d\d)(?![\d%]|[,.]\d|\s?%|\s*[-–]\s*\d|\s+(?:dollars?|levels?|prices?|terms)\b)",
+    re.IGNORECASE,
+)
+
+
+def _year_right_after(tail: str) -> int | None:
+    """The year of a year phrase that directly follows an amount ("$X in 2020")."""
+    m = _YEAR_PHRASE.search(tail)
+    return int(m.group("y")) if m is not None and not tail[: m.start()].strip(" \t\n,") else None
 
 
 def _edge(prefix: str) -> Edge:
@@ -162,17 +189,28 @@ def time_mark(
     cut = re.search(r";|\s[―—]\s", text[after[0] : after[1]])
     if cut is not None and cut.start() > 0:
         tail_end = after[0] + cut.start()
-    for lo, hi in ((after[0], tail_end), before):
-        dates = find_dates(text[lo:hi])
-        if not dates:
-            continue
-        d = dates[0] if lo == after[0] else dates[-1]
-        edge = _edge(text[lo : lo + d.start])
-        when = d.resolve(context)
-        if edge == "end" and tense is None:
-            tense = "past"
-        return TimeMark(when, edge, tense)
+    tail = text[after[0] : tail_end]
+    year = _year_right_after(tail)
+    if year is not None:
+        return year_mark(year, tense)  # "$1.8 billion in 2020": nearer than any date after it
+    dates = find_dates(tail)
+    if dates:
+        return _date_mark(dates[0], text[after[0] : after[0] + dates[0].start], context, tense)
+    lead = text[before[0] : before[1]]
+    dates = find_dates(lead)
+    years = [] if follows_amount else list(_YEAR_PHRASE.finditer(lead))  # else the other amount's
+    if years and (not dates or years[-1].start() >= dates[-1].end):
+        return year_mark(int(years[-1].group("y")), tense)
+    if dates:
+        return _date_mark(dates[-1], lead[: dates[-1].start], context, tense)
     return TimeMark(None, None, tense)
+
+
+def _date_mark(d: DateMatch, before_date: str, context: date | None, tense: Tense | None) -> TimeMark:
+    edge = _edge(before_date)
+    if edge == "end" and tense is None:
+        tense = "past"
+    return TimeMark(d.resolve(context), edge, tense, "day" if d.day is not None else "month")
 
 
 def document_date(name: str, head: str = "") -> date | None:

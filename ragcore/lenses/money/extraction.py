@@ -9,13 +9,14 @@ from datetime import date
 from typing import Literal
 
 from ragcore.lenses.money.amounts import _Amount, _find_amounts
-from ragcore.lenses.money.dates import TimeMark, find_dates, time_mark
+from ragcore.lenses.money.dates import TimeMark, find_dates, time_mark, year_mark
 from ragcore.lenses.money.rows import pdf_row
 from ragcore.lenses.money.subjects import (
     _DETERMINERS,
     _FILLER,
     _GENERIC_HEADERS,
     _PRONOUNS,
+    _STOP,
     _billing_term,
     _clean_word,
     _normalise_phrase,
@@ -53,7 +54,9 @@ _CONTINUATION = re.compile(
     # what may stand between two amounts of one subject: "$48 for the full year or $4 per month",
     # "$18.4M at <date>, up from $12.9M", "$0.02 from <date>; it was $0.03"
     r"(?:\s*(?:,|;|:|or|and|/|vs\.?|versus|to|-|–|—|―|\(|then|just|only|at|on|in|up|down|from|was|were|is|now|"
-    r"it|this|that|which|previous(?:ly)?|formerly|earlier|old|new|rate|price|compared|against|with|§)\s*)*",
+    r"it|this|that|which|previous(?:ly)?|formerly|earlier|old|new|rate|price|compared|against|with|§|"
+    # "decreased $743.5 million, or 42%, from $1.8 billion": a percentage of the same change
+    r"\d+(?:\.\d+)?\s?%)\s*)*",
     re.IGNORECASE,
 )
 # An amount as a limit, not a price: "claims over $5,000", "invoices of $10,000 or more".
@@ -100,7 +103,9 @@ _ABBREVIATION = re.compile(r"((?:[A-Za-z][\w-]*\s+){1,5})\(([A-Z]{2,6})\)")
 _TIME_PHRASE = re.compile(
     r"\b(?:at|on|in|by|as\s+of|for|during|from|since|until)\s+(?:the\s+)?"
     r"(?:(?:end|start|beginning|close|middle)\s+of\s+(?:the\s+)?)?"
-    r"(?:§|(?:[\w-]+\s+){0,2}?(?:quarter|year|month|week|day|period|half)\b)",
+    r"(?:§|(?:[\w-]+\s+){0,2}?(?:quarter|year|month|week|day|period|half)\b)"
+    # a year phrase: "Revenue for fiscal 2021 was", "Adjusted EBITDA in2021 was", "$1.8 billion in 2020 to"
+    r"|\b(?:(?:in|for|during)\s*(?:(?:the\s+)?fiscal\s+(?:year\s+)?)?|fiscal\s+(?:year\s+)?)(?:19|20)\d\d\b(?!\s*%)",
     re.IGNORECASE,
 )
 
@@ -131,6 +136,9 @@ def _prose_subject(text: str, amt: _Amount, segment_start: int, fallback: str) -
     if named_after is not None and not (np_words and np_words[-1] in _FEE_HEADS):
         # "is subject to a $250 reinstatement fee": the fee named after the amount
         return _normalise_phrase([_clean_word(t) for t in _tokens(named_after.group(1))])
+    if np_words and np_words[-1] in _OBJECT_VERBS:
+        # "... also included $1.2 billion of stock-based compensation expense": the object names it
+        return _of_phrase_after(text, amt)
     before = text[amt.sentence[0] : amt.start]
     if not np_words or quantity or proper or np_words[-1] in _PRONOUNS:
         kept = np_words if np_words and np_words[-1] not in _PRONOUNS else []
@@ -141,6 +149,24 @@ def _prose_subject(text: str, amt: _Amount, segment_start: int, fallback: str) -
         if not np_words:
             return fallback if not (quantity or proper) else ""
     words = [w for w in np_words if w not in _PRONOUNS]
+    return _normalise_phrase(words) if _names_something(words) else ""
+
+
+# Verbs whose object is the amount, named by an "of" phrase after it ("recorded $20 million of impairment").
+_OBJECT_VERBS = frozenset(
+    "include includes included including record records recorded recognize recognizes recognized "
+    "recognise recognises recognised incur incurs incurred report reports reported".split()
+)
+_OF_AFTER = re.compile(r"[ \t\n]+of[ \t\n]+((?:[A-Za-z][\w-]*[ \t\n]+){0,4}[A-Za-z][\w-]*)")
+
+
+def _of_phrase_after(text: str, amt: _Amount) -> str:
+    """The noun phrase of an "of" phrase right after the amount, up to its first
+    function word; "" when there is none."""
+    m = _OF_AFTER.match(text, amt.stop, amt.sentence[1])
+    if m is None:
+        return ""
+    words = list(itertools.takewhile(lambda w: w not in _STOP, (_clean_word(t) for t in _tokens(m.group(1)))))
     return _normalise_phrase(words) if _names_something(words) else ""
 
 
@@ -204,9 +230,11 @@ def _row_subject(label: str) -> str:
 def _inherit_unit(amounts: list[_Amount], k: int, marks: list[TimeMark]) -> str | None:
     """An amount written without a unit next to a dated or past one in the
     same sentence or cell ("$0.15 / GB / month from March 3; previous rate:
-    $0.25 until March 2") is per the same unit."""
+    $0.25 until March 2") is per the same unit; one dated only by a year
+    ("ARR of $26M for 2026, ... $0.4M a month") is a total of that year."""
     amt = amounts[k]
-    if amt.period is not None or (marks[k].edge is None and marks[k].tense != "past"):
+    dated = marks[k].edge is not None and marks[k].precision != "year"
+    if amt.period is not None or (not dated and marks[k].tense != "past"):
         return amt.period
     same = [a for a in amounts if a.sentence == amt.sentence and a is not amt and a.period]
     return same[0].period if same else None
@@ -239,7 +267,7 @@ def extract_figures(
         elif row is not None and row.label:
             base, billing, period, phrase = _row_subject(row.label), None, amt.period, amt.line
             if row.year is not None:
-                marks[k] = TimeMark(date(row.year, 12, 31), "as-of", marks[k].tense)
+                marks[k] = year_mark(row.year, marks[k].tense)
         else:
             # the amount's own stretch of the sentence: from the previous amount to the next
             seg_start = prev.stop if prev else amt.sentence[0]
@@ -291,7 +319,7 @@ def _respectively(marks: list[TimeMark], text: str, amounts: list[_Amount]) -> l
         )
         if len(listed) == len(years) and joined and all(len(amounts[k].values) == 1 for k in listed):
             for k, year in zip(listed, years, strict=True):
-                out[k] = TimeMark(date(year, 12, 31), "as-of", marks[k].tense)
+                out[k] = year_mark(year, marks[k].tense)
     return out
 
 

@@ -74,6 +74,7 @@ class Mention:
             "per": self.per,
             "effective": self.effective,
             "effective_edge": self.mark.edge,
+            "effective_precision": self.mark.precision if self.mark.when else None,
             "raw": self.raw,
             "label": self.label,
         }

@@ -28,6 +28,7 @@ _LINKS = _wordset(
     receive receives received get gets got save saves raise raised generate generates
     stays stay remain remains remained moves moved rises rose increases increased
     drops dropped falls fell changes changed becomes became lowered cut
+    decreases decreased declines declined improves improved grows reduced
     reached reaches reach hit hits grew grow totaled stood ended added came
     extra additional mere whopping flat fixed low lower higher just only
     we you they i us them he she
@@ -85,8 +86,13 @@ _WORD_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9'’&+.-]*[A-Za-z0-9+]|[A-Za-z]|\d[
 _MARKUP = re.compile(r"\*\*|__|`|\[|\]\([^)]*\)|[*_#>|]")
 
 
+# Run-together PDF text glues words ("DeliveryAdjusted EBITDA"): a capital after a
+# lower-case letter starts a word (applied alike to every subject, so keys still meet).
+_GLUED = re.compile(r"(?<=[a-z])(?=[A-Z][a-z])")
+
+
 def _tokens(text: str) -> list[str]:
-    return _WORD_TOKEN.findall(_MARKUP.sub(" ", text))
+    return _WORD_TOKEN.findall(_GLUED.sub(" ", _MARKUP.sub(" ", text)))
 
 
 def _clean_word(w: str) -> str:
@@ -108,10 +114,21 @@ def _noun_phrase_before(prefix: str) -> tuple[list[str], bool, bool]:
     i = len(toks) - 1
     while i >= 0 and (_clean_word(toks[i]) in _LINKS | _TRAILERS or _clean_word(toks[i]) in _DETERMINERS):
         i -= 1
+    if i > 0 and toks[i] == "." and _clean_word(toks[i - 1]) in _COMPANY_SUFFIXES:
+        i -= 1  # "Uber Technologies, Inc. was": the abbreviation's point ends no phrase
     phrase: list[str] = []
     original: list[str] = []
-    while i >= 0 and len(phrase) < 5:
+    limit = 5
+    while i >= 0 and len(phrase) < limit:
         w = _clean_word(toks[i])
+        if w == "," and len(phrase) == 1 and phrase[0] in _COMPANY_SUFFIXES:
+            i -= 1  # "Uber Technologies, Inc.": the suffix belongs to the name
+            continue
+        if w == "to" and i > 0 and _clean_word(toks[i - 1]) == "attributable" and phrase:
+            # "Net loss attributable to <owner>": one line item, its owner included
+            phrase[:0], original[:0] = ["attributable", "to"], [toks[i - 1], toks[i]]
+            i, limit = i - 2, len(phrase) + 3
+            continue
         if w in _STOP or not w[:1].isalpha():
             break
         phrase.insert(0, w)
@@ -155,6 +172,7 @@ def _plan_phrase_after(text: str, window: int = 8) -> list[str]:
 
 
 _SIGN_WORDS = frozenset({"loss", "profit"})
+_COMPANY_SUFFIXES = _wordset("inc llc ltd corp plc co lp")
 
 
 def subject_key(subject: str) -> str:

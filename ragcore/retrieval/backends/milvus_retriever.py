@@ -30,6 +30,7 @@ from ..retriever import (
     CANDIDATES,
     DEFAULT_FUSION,
     RERANK_DEPTH,
+    SPLIT_PARTS,
     WIDEN_FROM_BM25,
     FusionConfig,
     Retriever,
@@ -68,7 +69,7 @@ class MilvusRetriever(Retriever):
         # No super().__init__(): BM25 and the vectors live in Milvus, not here.
         self.corpus = corpus
         self.index_dir = None  # nothing is saved locally
-        self.split_parts = False  # multi-part splitting is off by default in the embedded index too
+        self.split_parts = SPLIT_PARTS  # multi-part questions split as in the embedded index
         self.passages: list[Passage] = corpus.passages
         self.vector_cache = vector_cache
         self.fusion = fusion_config or DEFAULT_FUSION

@@ -1,0 +1,151 @@
+"""Annual-report prose: fiscal years, "from $A in 2020 to $B in 2021",
+"compared to", line items as 10-K text writes them (issue #15, held-out Lyft)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from ragcore.lenses.money import extract_figures, money_lens
+from ragcore.lenses.money.dates import document_date
+
+
+def _one(text: str):
+    (figure,) = extract_figures(text)
+    return figure
+
+
+def _relations(make_hits, docs: dict[str, str]) -> list[tuple[str, tuple[float, ...], str]]:
+    return [(c.relation, c.amounts, c.subject) for c in money_lens(make_hits(docs)).conflicts]
+
+
+# ---------------------------------------------------------------- a bare year after or before an amount
+
+
+@pytest.mark.parametrize(
+    ("text", "year"),
+    [
+        ("Revenue was $5 million in 2023.", 2023),
+        ("Revenue was $5 million for fiscal 2023.", 2023),
+        ("Revenue was $5 million in fiscal year 2023.", 2023),
+        ("Revenue for fiscal 2021 was $4.2 billion.", 2021),
+        ("In 2021, revenue was $4.2 billion.", 2021),
+        ("Adjusted EBITDA in2021 was $92.9 million.", 2021),  # run-together PDF text
+    ],
+)
+def test_a_year_phrase_beside_an_amount_dates_it_to_that_year(text: str, year: int) -> None:
+    f = _one(text)
+    assert (f.mark.when, f.mark.edge, f.mark.precision) == (date(year, 12, 31), "as-of", "year")
+    assert f.amount not in (2021, 2023)  # the year is never an amount
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "It cost $5 million in 2021 dollars.",  # a price level, not a date
+        "Prices in 2021 dollars were $5 million.",
+        "Net loss was $1.0 billion, a decrease of 42% compared to 2020.",  # the comparator's year
+        "The fee is $5 per 2023 units.",
+        "We charged $5 million, in 2,023 instalments.",
+    ],
+)
+def test_a_year_that_does_not_date_the_amount_is_no_date(text: str) -> None:
+    f = _one(text)
+    assert f.mark.when is None and f.mark.precision == "day"
+
+
+def test_after_another_amount_a_year_before_belongs_to_that_amount() -> None:
+    a, b = extract_figures("Revenue rose from $3.1 billion in 2020 to $4.2 billion.")
+    assert a.mark.when == date(2020, 12, 31)
+    assert b.mark.when is None
+
+
+def test_a_year_mark_shows_its_precision_in_the_lens_json(make_hits) -> None:
+    lens = money_lens(make_hits({"r.md": "Revenue was $5 million in 2023.\n"}))
+    (mention,) = lens.figures[0].mentions
+    js = mention.to_json()
+    assert (js["effective"], js["effective_edge"], js["effective_precision"]) == (
+        "2023-12-31",
+        "as-of",
+        "year",
+    )
+    undated = money_lens(make_hits({"r.md": "Revenue was $5 million.\n"})).figures[0].mentions[0]
+    assert undated.to_json()["effective_precision"] is None
+
+
+def test_a_total_dated_only_by_a_year_takes_no_unit_from_a_rate_beside_it() -> None:
+    arr, burn = extract_figures(
+        "Our plan for 2026 is ARR of $26M at year end, with net burn below $0.4M a month."
+    )
+    assert arr.period is None and burn.period == "month"
+
+
+# ---------------------------------------------------------------- changes in annual-report sentences
+
+
+def test_a_decrease_from_a_in_one_year_to_b_in_the_next_is_one_change(make_hits) -> None:
+    text = "Net loss decreased $743.5 million, or 42%, from $1.8 billion in 2020 to $1.0 billion in 2021.\n"
+    figures = extract_figures(text)
+    assert [f.subject for f in figures] == ["net loss"] * 3
+    assert [f.stance for f in figures] == ["difference", "stated", "stated"]
+    assert _relations(make_hits, {"10k_2021.md": text}) == [("change", (1.8e9, 1.0e9), "net loss")]
+
+
+def test_increased_from_to_with_years_is_a_change_oldest_first(make_hits) -> None:
+    text = "Revenue increased from $3.1 billion in 2020 to $4.2 billion in 2021.\n"
+    assert _relations(make_hits, {"report.md": text}) == [("change", (3.1e9, 4.2e9), "revenue")]
+
+
+def test_compared_to_an_amount_of_an_earlier_year_is_a_change(make_hits) -> None:
+    text = "Revenue was $4.2 billion, compared to $3.1 billion in 2020.\n"
+    assert _relations(make_hits, {"annual_2021.md": text}) == [("change", (3.1e9, 4.2e9), "revenue")]
+
+
+def test_an_undated_summary_figure_is_of_the_report_year_against_an_earlier_year(make_hits) -> None:
+    # the year's summary states the figure bare; a later sentence gives the prior year's
+    text = (
+        "Net loss was $1.0 billion.\n\n"
+        "Net loss decreased $743.5 million, or 42%, from $1.8 billion in 2020 to $1.0 billion in 2021.\n"
+    )
+    rels = _relations(make_hits, {"acme_2021_10k.pdf.md": text})
+    assert rels == [("change", (1.8e9, 1.0e9), "net loss")]
+    (change,) = money_lens(make_hits({"acme_2021_10k.pdf.md": text})).conflicts
+    assert len(change.pairs) == 2  # 2020 -> the summary's figure, and 2020 -> 2021 in the sentence
+
+
+def test_a_report_name_with_a_year_and_a_form_number_holds_no_month() -> None:
+    assert document_date("lyft_2021_10k.pdf") is None
+    assert document_date("report-2021-10.pdf") == date(2021, 10, 1)
+    assert document_date("minutes-2026-02-24-leadership-team.txt") == date(2026, 2, 24)
+
+
+# ---------------------------------------------------------------- line items as 10-K text writes them
+
+
+def test_a_multiplier_word_may_break_after_any_letter_at_a_line_end() -> None:
+    figures = extract_figures(
+        "with $165 mill\nion paid upfront and $2 thou\nsand later, $4.3 bi\nllion in all"
+    )
+    assert [f.amount for f in figures] == pytest.approx([165e6, 2e3, 4.3e9])
+
+
+def test_a_line_item_attributable_to_a_company_keeps_its_owner() -> None:
+    f = _one("Net loss attributable to Uber Technologies, Inc. was $496 million, a 93% improvement.")
+    assert f.subject == "net loss attributable to uber technologies inc"
+
+
+def test_an_included_amount_is_named_by_its_of_phrase() -> None:
+    f = _one(
+        "Net loss attributable to the company also included $1.2 billion of stock-based compensation expense."
+    )
+    assert f.subject == "stock-based compensation expense"
+    g = _one("Operating costs recorded $20 million.")
+    assert g.subject == ""  # a verb names nothing, and no "of" phrase follows
+
+
+def test_glued_words_of_pdf_text_are_split_at_the_capital() -> None:
+    f, diff = extract_figures(
+        "Additionally, DeliveryAdjusted\nEBITDA loss of $348 million, improved $525 million."
+    )
+    assert f.subject == "delivery adjusted ebitda loss" and diff.stance == "difference"
