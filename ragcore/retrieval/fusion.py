@@ -11,7 +11,7 @@ same shape. The methods:
   Fox & Shaw's CombSUM (TREC-2, 1994) with weights, which Bruch, Gai &
   Ingber ("An Analysis of Fusion Functions for Hybrid Retrieval", ACM TOIS
   2023) found more robust than RRF when one signal is much weaker.
-- Gated RRF: reciprocal rank fusion of BM25 and dense, or dense alone,
+- Gated RRF (the default): reciprocal rank fusion of BM25 and dense, or dense alone,
   chosen per query by a logistic gate over what the query and the two
   rankings show (the idf coverage of each list's top passage and their
   ratio, the lists' agreement, dense's score spread and top score, the
@@ -23,7 +23,7 @@ same shape. The methods:
   fusion weights that differ by collection). The gate is fitted inside
   leave-one-collection-out cross-validation only. The constants and the
   weights are chosen and fitted as docs/decisions.md says.
-- Learned fusion (the default): each passage in either list is scored by
+- Learned fusion (the previous default): each passage in either list is scored by
   a linear function of its reciprocal ranks, its normalised scores and the
   share of the query's idf mass it holds, each also multiplied by
   per-query signals (the idf coverage of each list's top passage, the
@@ -314,7 +314,7 @@ class GatedRule:
 
 DEFAULT_GATED = GatedRule()
 StatsRule = LearnedRule | GatedRule
-DEFAULT_HYBRID_RULE: StatsRule = DEFAULT_LEARNED  # the rule FusionConfig's default method names
+DEFAULT_HYBRID_RULE: StatsRule = DEFAULT_GATED  # the rule FusionConfig's default method names
 
 
 def fuse_two(

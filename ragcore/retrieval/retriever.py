@@ -73,7 +73,7 @@ class FusionConfig:
     (docs/decisions.md). ``weights`` is read-only (a mapping proxy over a
     private copy), so a shared config cannot be changed under a search."""
 
-    method: FusionMethod = "learned"  # fusion.LearnedRule: chosen by cross-validation
+    method: FusionMethod = "gated"  # fusion.GatedRule: chosen by cross-validation
     k: float = 20.0  # RRF constant
     weights: Mapping[str, float] = field(default_factory=_equal_weights)
     depth: int = 5  # agreement: lexical top examined

@@ -134,19 +134,22 @@ def test_shipped_gate_loads():
 
 
 def test_retriever_gated_method_uses_the_given_gate():
-    from tests.retrieval.test_retriever import ToyEmbedder, make_corpus
-
     from ragcore.retrieval import FusionConfig, Retriever
+    from tests.retrieval.test_retriever import ToyEmbedder, make_corpus
 
     question = "what does the plan cost"
     dense_gate = fusion.GatedRule(pin=True, gate=_gate(5.0))
     rrf_gate = fusion.GatedRule(pin=True, gate=_gate(-5.0))
     corpus = make_corpus()
-    gated = Retriever(corpus, embedder=ToyEmbedder(), fusion_config=FusionConfig(method="gated", gated=dense_gate))
+    gated = Retriever(
+        corpus, embedder=ToyEmbedder(), fusion_config=FusionConfig(method="gated", gated=dense_gate)
+    )
     dense = Retriever(corpus, embedder=ToyEmbedder()).search(question, mode="dense", k=4).hits
     hits = gated.search(question, mode="hybrid", k=4).hits
     assert [h.passage.id for h in hits] == [h.passage.id for h in dense]
-    fused = Retriever(corpus, embedder=ToyEmbedder(), fusion_config=FusionConfig(method="gated", gated=rrf_gate))
+    fused = Retriever(
+        corpus, embedder=ToyEmbedder(), fusion_config=FusionConfig(method="gated", gated=rrf_gate)
+    )
     bm = fused.bm25.search(question, 100)
     dn = fused._dense_ranking(question, 100)
     expected = rrf_pair(bm, dn, 60)[:4]
