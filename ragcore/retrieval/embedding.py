@@ -29,7 +29,7 @@ _REGISTER_LOCK = threading.Lock()
 # 12-token query has too little work to split: with the default of one
 # thread per core it took 26-30 ms against 11-13 ms on one thread with the
 # machine shared by other jobs (load 6-7), the vectors identical (#18).
-QUERY_THREADS: int | None = 1  # None: queries run on fastembed's session too
+QUERY_THREADS: int | None = None  # None: queries run on fastembed's session (chosen: see above)
 
 
 def register_with_fastembed(spec: ModelSpec) -> None:
