@@ -24,11 +24,13 @@ from ragcore.retrieval.blas import one_blas_thread
 from ragcore.retrieval.model_registry import DEFAULT_MODEL, ModelSpec, ResolvedModel, resolve_model_dir
 
 _REGISTER_LOCK = threading.Lock()
-# onnxruntime threads for a single query (a second session over the same
-# model file; passages keep fastembed's session and its thread count). A
-# 12-token query has too little work to split: with the default of one
-# thread per core it took 26-30 ms against 11-13 ms on one thread with the
-# machine shared by other jobs (load 6-7), the vectors identical (#18).
+# onnxruntime threads for a single query on a second session of the same
+# model file (passages keep fastembed's session and its thread count); None:
+# queries use fastembed's session too. Chosen None on a separate timing of
+# 60 English-like queries on the idle machine (18:00 UTC, 2026-12-01): one
+# thread took 7.85 ms p50 against 5.51 ms with the default of one thread
+# per core, and its session added 105 MB of RSS. Under load (6-7, other jobs)
+# one thread had been faster (11-13 against 26-30 ms): docs/decisions.md.
 QUERY_THREADS: int | None = None  # None: queries run on fastembed's session (chosen: see above)
 
 
@@ -125,8 +127,9 @@ class Embedder:
         return _normalise_rows(np.vstack(rows))
 
     def _embed_one(self, text: str) -> np.ndarray:
-        """One query's vector, from the one-thread query session (made on
-        first use; fastembed's own session when it cannot be made)."""
+        """One query's vector: from the query session when ``QUERY_THREADS``
+        is set (made on first use), else or when it cannot be made from
+        fastembed's own session."""
         with self._query_session_lock:
             if self._query_session is None and QUERY_THREADS is not None:
                 self._query_session = _QuerySession.open(

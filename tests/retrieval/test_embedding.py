@@ -294,14 +294,22 @@ def test_no_query_cache_under_session_isolation(monkeypatch) -> None:
     assert embedder.query_cache_hits == hits + 1
 
 
-def test_query_session_gives_fastembeds_vector(offline_embedder: Embedder) -> None:
+def test_query_session_gives_fastembeds_vector(offline_embedder: Embedder, monkeypatch) -> None:
+    monkeypatch.setattr(embedding, "QUERY_THREADS", 1)  # the shipped setting is None (decisions.md)
+    monkeypatch.setattr(offline_embedder, "_query_session", None)
     texts = ["what is the refund window for annual plans?", "ERR-4012 timeout", "ok", "x " * 300]
     for text in texts:
         ours = offline_embedder._embed_one(text)
         assert np.array_equal(ours, offline_embedder._embed([text], batch_size=1)[0])
     session = offline_embedder._query_session
     assert session is not None and session.ready
-    assert session.session.get_session_options().intra_op_num_threads == embedding.QUERY_THREADS
+    assert session.session.get_session_options().intra_op_num_threads == 1
+
+
+def test_queries_use_fastembeds_session_by_default(offline_embedder: Embedder, monkeypatch) -> None:
+    monkeypatch.setattr(offline_embedder, "_query_session", None)
+    offline_embedder.embed_query("a question only the default-session test asks")
+    assert embedding.QUERY_THREADS is None and offline_embedder._query_session is None
 
 
 def test_query_session_failure_falls_back_to_fastembed(offline_embedder: Embedder, monkeypatch) -> None:
