@@ -15,7 +15,9 @@ Every held-out figure is measured on questions the setting was not chosen
 on. The objective is the issue's targets in one number: fact recall, plus
 abstention on unanswerable questions, plus marked disagreements found,
 minus twice the share of answerable questions wrongly declined, minus
-false contradictions per question.
+false contradictions per question. A setting whose median answer is longer
+than the issue's bound (120 words) on the questions it is chosen on is not
+eligible.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ragcore.answer.extractive import extractive_answer  # noqa: E402
+from ragcore.answer.extractive import KEEP_RATIO, PER_PART, extractive_answer  # noqa: E402
 from ragcore.answer.relevance import Weights  # noqa: E402
 from ragcore.answer.semantic import similarity_for  # noqa: E402
 from ragcore.evaluation.answer_run import ASK_K  # noqa: E402
@@ -40,11 +42,16 @@ from ragcore.evaluation.goldset import load_goldset  # noqa: E402
 from ragcore.lenses import choose_lens, run_lens  # noqa: E402
 
 GRID = {
-    "min_score": (0.7, 0.8, 0.9, 1.0, 1.1),
+    "min_score": (0.8, 0.9, 1.0),
     "cue": (0.3,),
-    "dense": (1.0, 1.5, 2.0),
-    "subject_coverage": (0.2, 0.3, 0.4),
+    "dense": (1.5,),
+    "subject_coverage": (0.2, 0.3),
+    "keep_ratio": (0.4, 0.5, 0.6),
+    "per_part": (4, 5),
 }
+# The issue's bound on answer length: a setting whose answers are longer (median
+# words over the questions it is chosen on) is not eligible.
+MAX_MEDIAN_WORDS = 120
 
 
 def retrieve(gold_path: Path):
@@ -68,6 +75,8 @@ def objective(block: dict) -> float:
         return 0.0 if value is None else value
 
     n = max(1, block["questions"])
+    if (block["words"]["median"] or 0) > MAX_MEDIAN_WORDS:
+        return -1.0e9
     return (
         mean("fact_recall")
         + mean("abstention")
@@ -99,6 +108,8 @@ def score(questions, hits, documents, setting: dict) -> list:
             documents=documents,
             min_score=setting["min_score"],
             subject_coverage=setting["subject_coverage"],
+            keep_ratio=setting.get("keep_ratio", KEEP_RATIO),
+            per_part=int(setting.get("per_part", PER_PART)),
             weights=weights,
             similarity=similarity_for(hits[q.id]),
         )

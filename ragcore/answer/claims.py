@@ -51,6 +51,13 @@ _YES_NO = re.compile(
     r"|[-–—,;]\s*(?:is|are|does|do|can|will)\s+(?:that|it|this|they)\b",
     re.I,
 )
+
+
+def is_yes_no(question: str) -> bool:
+    """Whether the question asks yes or no ("Do we guarantee ...?", "..., is that right?")."""
+    return _YES_NO.search(question.strip()) is not None
+
+
 # Absolute wording a yes/no question may ask about, and the plain form of each.
 CLAIM_TERMS = (
     r"guarantee[sd]?|guaranteeing",

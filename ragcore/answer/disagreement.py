@@ -137,8 +137,11 @@ def contradiction(a: Unit, b: Unit) -> bool:
     return same_subject(a, b) and contradicts(a.text, b.text)
 
 
-def disagreements(units: Sequence[Unit], relaxed: bool = False) -> list[Disagreement]:
-    """Disagreeing pairs among ``units`` (each unit in one pair at most)."""
+def disagreements(
+    units: Sequence[Unit], relaxed: bool = False, contradictions: bool = True
+) -> list[Disagreement]:
+    """Disagreeing pairs among ``units`` (each unit in one pair at most);
+    without ``contradictions``, figure conflicts only."""
     out: list[Disagreement] = []
     used: set[int] = set()
     for i, a in enumerate(units):
@@ -148,7 +151,7 @@ def disagreements(units: Sequence[Unit], relaxed: bool = False) -> list[Disagree
                 continue
             if figure_conflict(a, b, relaxed):
                 out.append(Disagreement("conflict", a, b))
-            elif contradiction(a, b):
+            elif contradictions and contradiction(a, b):
                 out.append(Disagreement("contradiction", a, b))
             else:
                 continue

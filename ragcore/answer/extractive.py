@@ -31,7 +31,7 @@ from ragcore.lenses import Lens
 from ragcore.records import ANSWERING_KINDS, Answer, AnswerSentence, Citation, Document, Hit, SentenceKind
 
 from .answerability import collection_texts, unknown_names
-from .claims import SUBJECT_COVERAGE, question_disagreements
+from .claims import SUBJECT_COVERAGE, is_yes_no, question_disagreements
 from .disagreement import Disagreement, asks_agreement, disagreements, lens_conflicts
 from .relevance import Part, Scorer, Weights, answer_cue, make_part
 from .semantic import Similarity
@@ -49,8 +49,11 @@ MAX_SENTENCES = 6
 # two-fold cross-validation over the demo gold set's questions (docs/decisions.md).
 ANSWER_MIN_SCORE = 0.9
 # Further units are taken for a part while they score this share of its best.
-KEEP_RATIO = 0.4
-PER_PART = 4  # units one part may take (rows of one table count once)
+KEEP_RATIO = 0.6
+# Units scoring this share of a part's best may be the other side of a
+# contradiction with a quoted one (the loosest keep ratio the study tried).
+CANDIDATE_RATIO = 0.4
+PER_PART = 5  # units one part may take (rows of one table count once)
 MAX_ROWS = 5  # rows of one table one part may take
 RELATED = 2  # closest units shown when nothing answers
 
@@ -90,10 +93,16 @@ def question_parts(question: str) -> list[Part]:
 
 
 def choose(
-    units: Sequence[Unit], part: Part, scorer: Scorer, taken: set[int], min_score: float
+    units: Sequence[Unit],
+    part: Part,
+    scorer: Scorer,
+    taken: set[int],
+    min_score: float,
+    keep_ratio: float = KEEP_RATIO,
+    per_part: int = PER_PART,
 ) -> list[Unit]:
-    """The units answering ``part``: its best unit, then those scoring
-    ``KEEP_RATIO`` of it (a table's rows together); none below ``min_score``."""
+    """The units answering ``part``: its best unit, then up to ``per_part`` in
+    all scoring ``keep_ratio`` of it (a table's rows together); none below ``min_score``."""
     ranked = sorted(
         (u for u in units if id(u) not in taken),
         key=lambda u: (-scorer.score(u, part), u.hit_rank, u.position),
@@ -106,14 +115,14 @@ def choose(
     if ranked[0].table:
         rows[ranked[0].table] = 1
     for u in ranked[1:]:
-        if scorer.score(u, part) < KEEP_RATIO * best:
+        if scorer.score(u, part) < keep_ratio * best:
             break
         if u.table and u.table in rows:
             if rows[u.table] < MAX_ROWS:
                 rows[u.table] += 1
                 picked.append(u)
             continue
-        if len({p.table or id(p) for p in picked}) >= PER_PART:
+        if len({p.table or id(p) for p in picked}) >= per_part:
             continue
         if u.table:
             rows[u.table] = 1
@@ -195,6 +204,8 @@ def extractive_answer(
     check_names: bool = True,
     subject_coverage: float = SUBJECT_COVERAGE,
     follow_on: bool = True,
+    keep_ratio: float = KEEP_RATIO,
+    per_part: int = PER_PART,
 ) -> Answer:
     """The answer assembled from the retrieved passages' sentences and table rows.
 
@@ -211,7 +222,9 @@ def extractive_answer(
     scorer = Scorer(units, weights or Weights(), similarity)
     parts = question_parts(question)
     unknown = _unknown_names(parts, documents, units) if check_names else [[] for _ in parts]
-    per_part, answered = _select(units, parts, scorer, min_score, unknown, follow_on)
+    per_part_units, answered = _select(
+        units, parts, scorer, (min_score, keep_ratio, per_part), unknown, follow_on
+    )
     cites = _Citations()
     if not any(answered):
         pairs = _declined(units, parts, scorer, sorted({n for names in unknown for n in names}))
@@ -222,7 +235,7 @@ def extractive_answer(
     agreement = asks_agreement(question)
     extra = lens_conflicts(lens) if lens is not None and agreement else []
     by_relevance = sorted(units, key=lambda u: (-max(scorer.score(u, p) for p in parts), u.hit_rank))
-    chosen = [u for us in per_part for u in us]
+    chosen = [u for us in per_part_units for u in us]
     whole = make_part(question)
     pointed = question_disagreements(
         question,
@@ -232,19 +245,37 @@ def extractive_answer(
         lambda u: scorer.coverage(u, whole),
         subject_coverage,
     )
-    sentences = _answer_sentences(parts, per_part, answered, cites, max_sentences, pointed + extra, agreement)
+    weighs = agreement or is_yes_no(question)
+    near = _near(units, parts, scorer, chosen) if weighs else []
+    sentences = _answer_sentences(
+        parts, per_part_units, answered, cites, max_sentences, pointed + extra, agreement, weighs, near
+    )
     return _finish(sentences, cites, reason)
+
+
+def _near(units: Sequence[Unit], parts: Sequence[Part], scorer: Scorer, chosen: Sequence[Unit]) -> list[Unit]:
+    """Units not quoted that score ``CANDIDATE_RATIO`` of their part's best: the
+    other side of a contradiction need not be among the best answers."""
+    ids = {id(u) for u in chosen}
+    out: list[Unit] = []
+    for part in parts:
+        scores = [(scorer.score(u, part), u) for u in units]
+        best = max((sc for sc, _ in scores), default=0.0)
+        out += [u for sc, u in scores if id(u) not in ids and best > 0 and sc >= CANDIDATE_RATIO * best]
+    return list({id(u): u for u in out}.values())
 
 
 def _select(
     units: Sequence[Unit],
     parts: Sequence[Part],
     scorer: Scorer,
-    min_score: float,
+    limits: tuple[float, float, int],
     unknown: Sequence[list[str]],
     follow: bool = True,
 ) -> tuple[list[list[Unit]], list[bool]]:
-    """Each part's units, and whether each part is answered."""
+    """Each part's units, and whether each part is answered; ``limits`` are
+    ``choose``'s (min_score, keep_ratio, per_part)."""
+    min_score = limits[0]
     taken: set[int] = set()
     per_part: list[list[Unit]] = []
     answered: list[bool] = []
@@ -253,7 +284,7 @@ def _select(
             answered.append(False)
             per_part.append([])
             continue
-        chosen = choose(units, part, scorer, taken, min_score)
+        chosen = choose(units, part, scorer, taken, *limits)
         if follow:
             chosen = with_continuations(chosen, units, taken)
         # a part whose answer another part already quotes ("..., and how much
@@ -274,10 +305,24 @@ def _answer_sentences(
     budget: int,
     extra: Sequence[Disagreement] = (),
     relaxed: bool = False,
+    asks_whether: bool = True,
+    near: Sequence[Unit] = (),
 ) -> list[AnswerSentence]:
     chosen = [u for units in per_part for u in units]
     found: list[Disagreement] = []
-    for d in list(extra) + disagreements(chosen, relaxed):
+    quoted = {id(u) for u in chosen}
+    # figures conflict among the quoted units; a contradiction needs one side
+    # among them, the other may be near them
+    weighed = disagreements(chosen, relaxed, contradictions=False)
+    weighed += [
+        d
+        for d in disagreements([*chosen, *near], relaxed, relaxed or asks_whether)
+        if d.kind == "contradiction" and (id(d.first) in quoted or id(d.second) in quoted)
+    ]
+    # A contradiction between quoted sentences answers a question that asks
+    # whether something holds (yes/no) or whether sources agree; for a "what"
+    # question it pairs statements the question did not ask to weigh.
+    for d in list(extra) + weighed:
         # a unit stands on one side of one disagreement at most
         if not any({id(d.first), id(d.second)} & {id(f.first), id(f.second)} for f in found):
             found.append(d)

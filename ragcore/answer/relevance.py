@@ -32,7 +32,9 @@ from ragcore.text import ENGLISH_STOP_WORDS, content_words, tokenize
 from .semantic import Similarity
 from .units import Unit
 
-Cue = Literal["amount", "percent", "duration", "date", "count", "identifier", "person", "place", "none"]
+Cue = Literal[
+    "amount", "percent", "duration", "date", "count", "identifier", "person", "place", "reason", "none"
+]
 
 # Words a question is made of that say nothing about its topic.
 QUESTION_WORDS = content_words(
@@ -42,6 +44,8 @@ QUESTION_WORDS = content_words(
     happens apply applies ever really"""
 )
 _CUES: tuple[tuple[Cue, re.Pattern[str]], ...] = (
+    # "why" asks for a reason whatever else the question names ("Why does it cost more?")
+    ("reason", re.compile(r"\bwhy\b|\bfor what reason\b|\bwhat (?:is|was|were) the reasons?\b", re.I)),
     (
         "identifier",
         re.compile(
@@ -56,6 +60,8 @@ _CUES: tuple[tuple[Cue, re.Pattern[str]], ...] = (
             re.I,
         ),
     ),
+    # "how much notice / time / warning" asks for a duration, not an amount
+    ("duration", re.compile(r"\bhow much (?:notice|time|warning|advance notice|lead time)\b", re.I)),
     (
         "amount",
         re.compile(
@@ -95,6 +101,11 @@ _ANSWERS: dict[Cue, re.Pattern[str]] = {
         re.I,
     ),
     "place": re.compile(r"\b(?:in|at)\s+[A-Z][a-z]+"),
+    # a reason is given by its connective (Halliday and Hasan's causal conjunctions)
+    "reason": re.compile(
+        r"\b(?:because|so that|in order to|due to|owing to|as a result|the reason|reasons? (?:is|was|for))\b",
+        re.I,
+    ),
 }
 # "Above 20% and up to 30%", "Below 99.9% but at least 99.0%", "10 to 20 seats"
 _LOWER = re.compile(rf"\b(?:above|over|more than|at least|from|min(?:imum)?)\s+[$€£]?({_NUMBER})", re.I)

@@ -39,6 +39,9 @@ _MARKUP = re.compile(r"\*\*|__|`|<[^>]+>|^\s*(?:[-*+]|\d+[.)]|#+)\s+", re.MULTIL
 _NOT_PROSE = re.compile(r"^\s*(?:---|[a-z_][\w-]*:\s|\[[^\]]+\]:\s|import\s|<|\||```|#|=+\s*$|-{3,}\s*$)")
 # Sentence starts: a capital, a digit, a currency sign, a quote or a bracket.
 _STARTS = re.compile(r"[\"'“‘(\[]*[A-Z0-9$€£]")
+# A list item is whole from its marker, whatever its first letter ("- scheduled
+# maintenance announced ...;"): lists often continue a lead-in in lower case.
+_ITEM = re.compile(r"\s*(?:[-*+]|\d+[.)])\s+\S")
 
 
 @dataclass(frozen=True)
@@ -174,7 +177,8 @@ def _sentence_units(hit: Hit, doc: Document | None) -> list[Unit]:
         if not lines or any(_NOT_PROSE.match(ln) for ln in lines):
             continue
         sentence = clean(raw)
-        if len(sentence.split()) < MIN_WORDS or not _STARTS.match(sentence):
+        item = not text[line_start:a].strip() and _ITEM.match(text, a) is not None
+        if len(sentence.split()) < MIN_WORDS or not (_STARTS.match(sentence) or item):
             continue
         if doc is None and (a < start or b > end):
             continue
@@ -236,6 +240,14 @@ _FOLLOWS = re.compile(
 )
 MAX_FOLLOWING = 3  # sentences one chosen sentence may bring after it
 FOLLOW_GAP = 1  # lines allowed between a sentence and the one it leans on
+# An enumeration's steps ("First, ...", "Second, ...") come after the sentence
+# that announces them, each step possibly with sentences of its own between.
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth")
+_STEP = re.compile(r"^\W*(first|second|third|fourth|fifth|sixth)(?:ly)?\b", re.IGNORECASE)
+STEP_WINDOW = (
+    12  # sentences after the announcing one within which its steps are read (three steps of up to four)
+)
+MAX_STEPS = len(_ORDINALS)
 
 
 def follows(text: str) -> bool:
@@ -243,26 +255,78 @@ def follows(text: str) -> bool:
     return _FOLLOWS.match(text) is not None
 
 
-def with_continuations(chosen: Sequence[Unit], units: Sequence[Unit], taken: set[int]) -> list[Unit]:
-    """``chosen`` with, after each sentence, the retrieved sentences of the same
-    document that follow it directly and lean on it (up to ``MAX_FOLLOWING``)."""
+def _step(text: str) -> int | None:
+    """0 for "First, ...", 1 for "Second, ...", ...; None for other sentences."""
+    m = _STEP.match(text)
+    return None if m is None else _ORDINALS.index(m.group(1).lower())
+
+
+def _steps(seq: Sequence[Unit], i: int) -> list[Unit]:
+    """The numbered steps that follow ``seq[i]`` ("First, ..." within the next two
+    sentences, then "Second, ...", ... in order), or none."""
+    window = seq[i + 1 : i + 1 + STEP_WINDOW]
+    if not any(_step(u.text) == 0 for u in window[:2]):
+        return []
+    out: list[Unit] = []
+    for u in window:
+        if _step(u.text) == len(out):
+            out.append(u)
+        if len(out) == MAX_STEPS:
+            break
+    return out
+
+
+def _documents(units: Sequence[Unit]) -> dict[str, list[Unit]]:
     by_doc: dict[str, list[Unit]] = {}
     for u in units:
         if u.kind == "sentence":
             by_doc.setdefault(u.doc, []).append(u)
     for seq in by_doc.values():
         seq.sort(key=lambda u: u.position)
+    return by_doc
+
+
+def _around(u: Unit, seq: Sequence[Unit], used: set[int], placed: set[int]) -> tuple[list[Unit], list[Unit]]:
+    """What ``u`` needs to be read alone: the sentence before it when it leans on
+    that one, and after it the sentences leaning on it or the steps it announces
+    (a step chosen on its own moves up beside its announcement; ``placed``: units
+    already in the answer)."""
+    i = next(k for k, v in enumerate(seq) if v is u)
+    before: list[Unit] = []
+    if i > 0 and follows(u.text) and _step(u.text) is None:
+        prev = seq[i - 1]
+        if prev.last_line + FOLLOW_GAP >= u.first_line and id(prev) not in used:
+            before.append(prev)
+    after = [v for v in _steps(seq, i) if id(v) not in placed]
+    if not after:
+        last = u
+        for nxt in seq[i + 1 : i + 1 + MAX_FOLLOWING]:
+            if nxt.first_line > last.last_line + FOLLOW_GAP or not follows(nxt.text) or id(nxt) in used:
+                break
+            after.append(nxt)
+            last = nxt
+    return before, after
+
+
+def with_continuations(chosen: Sequence[Unit], units: Sequence[Unit], taken: set[int]) -> list[Unit]:
+    """``chosen`` with what each sentence needs to be read alone (``_around``):
+    the sentence it leans on before it, and the retrieved sentences of the same
+    document that continue it after it (up to ``MAX_FOLLOWING``, or the steps
+    of an enumeration it announces)."""
+    by_doc = _documents(units)
     used = set(taken) | {id(u) for u in chosen}
+    placed = set(taken)
     out: list[Unit] = []
     for u in chosen:
-        out.append(u)
+        if id(u) in placed:
+            continue  # a step placed beside its announcement
         if u.kind != "sentence":
+            out.append(u)
+            placed.add(id(u))
             continue
-        seq = by_doc.get(u.doc, [])
-        i = next(k for k, v in enumerate(seq) if v is u)
-        for nxt in seq[i + 1 : i + 1 + MAX_FOLLOWING]:
-            if nxt.first_line > out[-1].last_line + FOLLOW_GAP or not follows(nxt.text) or id(nxt) in used:
-                break
-            out.append(nxt)
-            used.add(id(nxt))
+        before, after = _around(u, by_doc.get(u.doc, []), used, placed | {id(u)})
+        group = [*before, u, *after]
+        out += group
+        used.update(id(v) for v in group)
+        placed.update(id(v) for v in group)
     return out

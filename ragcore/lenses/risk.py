@@ -78,8 +78,12 @@ WEAK_TERMS = frozenset({"all", "must"})  # the commitment families, listed after
 
 _NEGATORS = frozenset(
     "no not never without nor neither cannot can't don't doesn't didn't isn't aren't wasn't won't "
-    "shouldn't wouldn't couldn't disclaim disclaims disclaimed disclaimer disclaimers".split()
+    "shouldn't wouldn't couldn't disclaim disclaims disclaimed disclaimer disclaimers "
+    "nothing none nobody".split()  # "Nothing is guaranteed", "none of it is warranted"
 )
+# A clause whose subject is negated denies its verb however long the subject:
+# "No data is ever guaranteed to be safe" (NegEx's window would miss the "No").
+_NEGATED_SUBJECT = re.compile(r"\s*(?P<neg>no|nothing|none|neither|nobody)\b", re.IGNORECASE)
 _TERMINATORS = frozenset({"and", "but", "however", "although", "though"})
 _NEGATION_WINDOW = 3  # words before the term, within its clause
 _CLAUSE_END = re.compile(r"[,;:!?()\n]|\.(?!\d)|\s[-–—]\s|\bbut\b", re.IGNORECASE)
@@ -177,7 +181,11 @@ def _negator_before(text: str, clause_start: int, start: int, taken: list[tuple[
             return None
         if word in _NEGATORS:
             return clause_start + m.start()
-    return None
+    subject = _NEGATED_SUBJECT.match(text, clause_start, start)
+    if subject is None or any(a <= subject.start("neg") < b for a, b in taken):
+        return None  # "no risk" is a listed absolute of its own
+    words = {m.group().lower() for m in found}
+    return None if words & _TERMINATORS else subject.start("neg")
 
 
 def _clause(text: str, start: int, end: int, line: tuple[int, int]) -> tuple[int, int]:

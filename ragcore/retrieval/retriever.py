@@ -138,9 +138,28 @@ class Retriever:
         index_dir: Path | None = None,
         split_parts: bool = SPLIT_PARTS,
     ) -> None:
-        self.corpus = corpus
+        self._keep_settings(corpus, vector_cache, embedder, fusion_config, reranker, default_mode)
         self.index_dir = index_dir
         self.split_parts = split_parts  # multi-part questions in fused modes: chosen by cross-validation
+        t0 = time.perf_counter()
+        self.bm25 = self._open_bm25(bm25_params or BM25Params())
+        self.build_seconds: dict[str, float] = {"bm25": time.perf_counter() - t0}
+        # A PassageFile lists its documents without reading any text.
+        names = getattr(self.passages, "docs", None) or [p.doc for p in self.passages]
+        docs = {name: i for i, name in enumerate(sorted(set(names)))}
+        self._doc_codes = np.asarray([docs[name] for name in names], dtype=np.int32)
+
+    def _keep_settings(
+        self,
+        corpus: PassageSource,
+        vector_cache: VectorCache | None,
+        embedder: EmbedderLike | None,
+        fusion_config: FusionConfig | None,
+        reranker: RerankerLike | None,
+        default_mode: Mode,
+    ) -> None:
+        """The fields every retriever has, whichever backend holds its indexes."""
+        self.corpus = corpus
         self.passages: list[Passage] = corpus.passages
         self.vector_cache = vector_cache
         self.fusion = fusion_config or DEFAULT_FUSION
@@ -149,13 +168,6 @@ class Retriever:
         self._embedder = embedder
         self._dense: DenseIndex | None = None
         self._dense_build = threading.Lock()  # taken only while the dense index is made, once
-        t0 = time.perf_counter()
-        self.bm25 = self._open_bm25(bm25_params or BM25Params())
-        self.build_seconds: dict[str, float] = {"bm25": time.perf_counter() - t0}
-        # A PassageFile lists its documents without reading any text.
-        names = getattr(self.passages, "docs", None) or [p.doc for p in self.passages]
-        docs = {name: i for i, name in enumerate(sorted(set(names)))}
-        self._doc_codes = np.asarray([docs[name] for name in names], dtype=np.int32)
 
     def _open_bm25(self, params: BM25Params) -> BM25Index:
         folder = self.index_dir / "bm25" if self.index_dir is not None else None

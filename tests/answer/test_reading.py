@@ -1,0 +1,89 @@
+"""What a quoted sentence needs to be read alone: list items whole, the
+sentence a back-reference leans on, the steps an enumeration announces;
+the kind of answer "why" and "how much notice" ask for; and no
+contradiction claimed for a question that did not ask to weigh two sides."""
+
+from __future__ import annotations
+
+from ragcore.answer.claims import is_yes_no
+from ragcore.answer.extractive import extractive_answer
+from ragcore.answer.relevance import answer_cue, states_cue
+from ragcore.answer.units import answer_units
+from tests.answer.helpers import line_corpus
+
+
+def test_a_list_item_is_a_unit_whatever_its_first_letter() -> None:
+    docs = {
+        "terms.md": (
+            "The following do not count as downtime:\n\n"
+            "- planned maintenance announced at least two days ahead, held on Saturday nights;\n"
+            "- failures of systems the customer runs itself.\n"
+        )
+    }
+    documents, hits = line_corpus(docs)
+    texts = [u.text for u in answer_units(hits, documents)]
+    assert "planned maintenance announced at least two days ahead, held on Saturday nights;" in texts
+    # prose still has to start like a sentence: a fragment in lower case is not quoted
+    documents, hits = line_corpus({"x.md": "and then the rest of a sentence cut by a page break.\n"})
+    assert answer_units(hits, documents) == []
+
+
+def test_a_sentence_that_leans_on_the_one_before_brings_it() -> None:
+    docs = {
+        "guide.md": (
+            "The website still carries three claims: the speed line, the privacy line and the price line.\n"
+            "Marketing will rewrite them by June, and until then sales should not repeat those claims in proposals.\n"
+        ),
+        "other.md": "Proposals are written by the sales team from the template library.\n",
+    }
+    documents, hits = line_corpus(docs)
+    answer = extractive_answer(
+        "Which claims should sales not repeat in proposals?", hits, documents=documents
+    )
+    assert "the speed line, the privacy line and the price line" in answer.text
+    lines = answer.text.split("\n")
+    first = next(i for i, s in enumerate(lines) if "three claims" in s)
+    assert "Marketing will rewrite them" in lines[first + 1]  # in reading order
+
+
+def test_an_announced_enumeration_brings_its_steps_in_order() -> None:
+    docs = {
+        "board.md": (
+            "We would like the board's view on three risks.\n"
+            "First, the gap between our marketing and our contracts.\n"
+            "Two customers' lawyers asked about it this quarter.\n"
+            "Legal is rewriting the website lines.\n"
+            "Second, the concentration of knowledge in one team.\n"
+            "A few people understand the failover path.\n"
+            "Third, discipline on price in sales.\n"
+        ),
+        "other.md": "The board meets four times a year to review the plan.\n",
+    }
+    documents, hits = line_corpus(docs)
+    answer = extractive_answer("Which risks did the board hear about?", hits, documents=documents)
+    text = answer.text
+    assert "First, the gap" in text and "Second, the concentration" in text and "Third, discipline" in text
+    assert text.index("First,") < text.index("Second,") < text.index("Third,")
+
+
+def test_why_asks_for_a_reason_and_how_much_notice_for_a_duration() -> None:
+    assert answer_cue("Why did we start charging for setup?") == "reason"
+    assert answer_cue("Why does the Business plan cost more?") == "reason"
+    assert states_cue("A setup fee, so that setup work is paid for.", "reason")
+    assert not states_cue("The setup fee is $500.", "reason")
+    assert answer_cue("How much notice is given before maintenance?") == "duration"
+    assert answer_cue("How much does maintenance cost?") == "amount"
+
+
+def test_a_what_question_gets_no_contradiction_between_its_quotes() -> None:
+    assert is_yes_no("Do we guarantee full uptime?")
+    assert not is_yes_no("What uptime does the agreement guarantee?")
+    docs = {
+        "contract.md": "The uptime commitment in the agreement is a service level, and it is not a guarantee.\n",
+        "notes.md": "The product page promises guaranteed uptime for the agreement on every plan.\n",
+    }
+    documents, hits = line_corpus(docs)
+    what = extractive_answer("What uptime does the agreement guarantee?", hits, documents=documents)
+    assert not any(s.kind == "contradiction" for s in what.sentences)
+    yes_no = extractive_answer("Does the agreement guarantee uptime?", hits, documents=documents)
+    assert any(s.kind == "contradiction" for s in yes_no.sentences)
