@@ -27,6 +27,7 @@ from types import MappingProxyType
 
 import numpy as np
 
+from ..heap import returning_frees
 from ..records import Hit, Passage, StageTrace
 from . import fusion, index_files
 from .bm25 import BM25Index, BM25Params
@@ -142,7 +143,8 @@ class Retriever:
         self.index_dir = index_dir
         self.split_parts = split_parts  # multi-part questions in fused modes: chosen by cross-validation
         t0 = time.perf_counter()
-        self.bm25 = self._open_bm25(bm25_params or BM25Params())
+        with returning_frees():  # what the build frees leaves the process (heap.py)
+            self.bm25 = self._open_bm25(bm25_params or BM25Params())
         self.build_seconds: dict[str, float] = {"bm25": time.perf_counter() - t0}
         # A PassageFile lists its documents without reading any text.
         names = getattr(self.passages, "docs", None) or [p.doc for p in self.passages]
@@ -233,9 +235,10 @@ class Retriever:
         vectors, embedded = passage_vectors(
             self.passages, self.embedder, self.vector_cache, progress=progress
         )
-        index = DenseIndex(vectors)  # keeps its own layout; no second copy here
-        del vectors
-        return self._kept(index), embedded
+        with returning_frees():
+            index = DenseIndex(vectors)  # keeps its own layout; no second copy here
+            del vectors
+            return self._kept(index), embedded
 
     def _kept(self, index: DenseIndex) -> DenseIndex:
         """``index`` saved to ``index_dir`` and reopened memory-mapped (the
@@ -255,7 +258,8 @@ class Retriever:
         are (saved to, and memory-mapped from, ``index_dir`` when given)."""
         if len(vectors) != len(self.passages):
             raise ValueError(f"{len(vectors)} vectors for {len(self.passages)} passages")
-        self._dense = self._kept(DenseIndex(np.asarray(vectors, dtype=np.float32)))
+        with returning_frees():
+            self._dense = self._kept(DenseIndex(np.asarray(vectors, dtype=np.float32)))
 
     def set_vector_blocks(self, blocks: Iterable[np.ndarray], dim: int) -> None:
         """Passage vectors arriving in blocks of rows (row-aligned with
@@ -266,7 +270,8 @@ class Retriever:
         if folder is None:
             raise ValueError("set_vector_blocks needs an index_dir")
         index_files.remove(folder)
-        index_files.write_folder(folder, lambda tmp: write_blocks(tmp, blocks, len(self.passages), dim))
+        with returning_frees():
+            index_files.write_folder(folder, lambda tmp: write_blocks(tmp, blocks, len(self.passages), dim))
         self._dense = DenseIndex.load(folder)
 
     @property

@@ -138,7 +138,7 @@ def test_an_upload_with_every_file_refused_says_so(visit, tmp_path) -> None:
         path.write_bytes(b"")
         files.append(str(path))
     add_to_library(tab, files)
-    tab.get_by_text("Done with 4 files: 0 added, 4 refused").wait_for(timeout=120_000)
+    tab.get_by_text("Done with 4 files: 0 added, 4 refused").wait_for(timeout=240_000)
     refused = tab.get_by_test_id("stAlertContentError")
     refused.nth(3).wait_for()
     assert refused.count() == 4 and all("was not added" in t for t in refused.all_inner_texts())
