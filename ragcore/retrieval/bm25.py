@@ -93,8 +93,8 @@ def heading_texts(passages: Iterable[Passage], params: BM25Params | None = None)
     out = []
     for p in passages:
         name = PurePosixPath(p.doc).stem if params.name_in_heading else ""
-        if params.name_acronyms and name:
-            name = f"{name} {name_acronym(p.doc)}"
+        acronym = name_acronym(p.doc) if params.name_acronyms and name else ""
+        name = f"{name} {acronym}" if acronym else name
         out.append(f"{name} {p.label}" if any(c.isalpha() for c in name) else p.label)
     return out
 
