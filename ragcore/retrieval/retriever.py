@@ -61,6 +61,7 @@ PART_CARRY: Carry = "pronoun"
 PART_HEAD = 3  # the whole question's top 3 stay first; then the parts interleave
 PART_MIN_OWN_WORDS = MIN_OWN_WORDS
 SPLIT_MODES: tuple[Mode, ...] = ("hybrid", "rerank")
+STATS_METHODS: tuple[FusionMethod, ...] = ("learned", "gated")  # fused from fusion.fusion_stats
 
 
 def _equal_weights() -> Mapping[str, float]:
@@ -73,7 +74,7 @@ class FusionConfig:
     (docs/decisions.md). ``weights`` is read-only (a mapping proxy over a
     private copy), so a shared config cannot be changed under a search."""
 
-    method: FusionMethod = "learned"  # fusion.LearnedRule: chosen by cross-validation
+    method: FusionMethod = "gated"  # fusion.GatedRule: chosen by cross-validation
     k: float = 20.0  # RRF constant
     weights: Mapping[str, float] = field(default_factory=_equal_weights)
     depth: int = 5  # agreement: lexical top examined
@@ -81,6 +82,7 @@ class FusionConfig:
     power: float = 2.0
     rule: fusion.SignalRule = fusion.DEFAULT_RULE  # "signals"
     learned: fusion.LearnedRule = fusion.DEFAULT_LEARNED  # "learned": fitted inside cross-validation
+    gated: fusion.GatedRule = fusion.DEFAULT_GATED  # "gated": fitted inside cross-validation
 
     def __post_init__(self) -> None:
         if self.method not in FUSION_METHODS:
@@ -95,10 +97,11 @@ class FusionConfig:
         signals: fusion.QuerySignals | None = None,
         stats: FusionStats | None = None,
     ) -> Ranking:
-        if self.method == "learned":
+        if self.method in STATS_METHODS:
             if stats is None:
-                raise ValueError("the learned fusion needs the query's fusion stats")
-            return self.learned.fuse(rankings["bm25"], rankings["dense"], stats)
+                raise ValueError(f"the {self.method} fusion needs the query's fusion stats")
+            rule = self.learned if self.method == "learned" else self.gated
+            return rule.fuse(rankings["bm25"], rankings["dense"], stats)
         if self.method == "signals":
             if signals is None:
                 raise ValueError("the signals fusion needs the query signals")
@@ -355,7 +358,7 @@ class Retriever:
             with log.timed("fuse"):
                 method = self.fusion.method
                 signals = fusion.query_signals(self.bm25, question, bm, dn) if method == "signals" else None
-                stats = fusion.fusion_stats(self.bm25, question, bm, dn) if method == "learned" else None
+                stats = fusion.fusion_stats(self.bm25, question, bm, dn) if method in STATS_METHODS else None
                 final = self.fusion.fuse({"bm25": bm, "dense": dn}, signals, stats)
         traces["fused"] = _trace(final)
         if mode == "rerank":
