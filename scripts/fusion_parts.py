@@ -1,11 +1,14 @@
 """Multi-part questions in the cross-validation (scripts/fusion_cv.py).
 
-A question that ``ragcore.retrieval.query.split_question`` cuts into parts
-is ranked per part (``part_queries``) and as a whole, each with the fusion
-under test, and the rankings merged by ``merge_part_rankings``, as
-``Retriever(split_parts=True)`` does. Whether the retriever splits by
-default is chosen in each fold on the training groups (mean nDCG@10 with
-splitting minus without), and the held-out group is scored with the choice.
+A question that ``ragcore.retrieval.query.retrieval_parts`` cuts into
+parts (with the retriever's ``PART_MIN_OWN_WORDS``) is ranked per part
+(``part_queries``) and as a whole, each with the fusion under test, and the
+rankings merged by ``merge_part_rankings`` with the retriever's
+``PART_HEAD``, as ``Retriever(split_parts=True)`` does. Whether the
+retriever splits, and its part rule, are chosen by
+``scripts/part_split_cv.py`` (the parts helper's cross-validation); here
+the held-out group is scored as the retriever ships (``shipped_split``),
+and the gain of each carry rule is reported.
 """
 
 from __future__ import annotations
@@ -17,7 +20,8 @@ import numpy as np
 
 from ragcore.retrieval import fusion
 from ragcore.retrieval.learned_fusion import FusionStats
-from ragcore.retrieval.query import CARRIES, merge_part_rankings, part_queries, split_question
+from ragcore.retrieval.query import CARRIES, merge_part_rankings, part_queries, retrieval_parts
+from ragcore.retrieval.retriever import PART_CARRY, PART_HEAD, PART_MIN_OWN_WORDS, SPLIT_PARTS
 
 Ranking = list[tuple[int, float]]
 AnyFuser = Callable[[Ranking, Ranking, fusion.QuerySignals, FusionStats], Ranking]
@@ -37,7 +41,7 @@ def part_texts(questions: list[tuple[str, str, str]], carry: str) -> dict[str, l
     """qid -> the queries searched for its parts (only questions that split)."""
     out = {}
     for qid, text, _ in questions:
-        parts = split_question(text)
+        parts = retrieval_parts(text, PART_MIN_OWN_WORDS)
         if len(parts) > 1:
             out[qid] = part_queries(parts, carry)
     return out
@@ -68,7 +72,8 @@ def split_per_question(prep, label: str, fuse: AnyFuser, qids: list[str], carry:
         whole = fuse(prep.bm25[label][qid], prep.dense[qid], prep.signals[label][qid], prep.stats[label][qid])
         pieces = prep.parts[label][carry].get(qid)
         if pieces:
-            whole = merge_part_rankings([fuse(p.bm25, p.dense, p.signals, p.stats) for p in pieces], whole)
+            ranked = [fuse(p.bm25, p.dense, p.signals, p.stats) for p in pieces]
+            whole = merge_part_rankings(ranked, whole, head=PART_HEAD)
         out[qid] = prep.coll.ndcg(qid, whole)
     return out
 
@@ -91,6 +96,11 @@ def split_gain(preps, label: str, fuse: AnyFuser, groups: list[str]) -> dict[str
                 split = split_per_question(prep, label, fuse, qids, carry)
                 out[g][carry] = float(np.mean(list(split.values())))
     return out
+
+
+def shipped_split() -> str:
+    """The retriever's split as shipped: its carry rule, or "off"."""
+    return PART_CARRY if SPLIT_PARTS else "off"
 
 
 def choose_split(gains: dict[str, dict[str, float]], train: list[str]) -> str:

@@ -6,7 +6,8 @@ risk. The documented list (``ABSOLUTES``, one pattern per kind):
 - commitments: guarantee(s/d), warranty/warrants, promise(s/d), and the
   disclaimer "as is" / "as available" (which denies a warranty);
 - always: always, at all times, at every moment, forever, in perpetuity;
-  never (a negative absolute: "never sell your data" asserts it);
+  never, and "nothing ... ever" (negative absolutes: "never sell your data"
+  asserts it);
 - unlimited; 100% / 100 percent; fully; any and all; absolutely; without
   exception; under no circumstances; risk-free / no risk / zero risk.
 
@@ -50,7 +51,8 @@ ABSOLUTES: tuple[tuple[str, str, str], ...] = (
     # "as is": provided with no guarantee of any kind
     ("guarantee", "denial", r"[\"“]?as\s+is[\"”]?(?=\s+(?:and|or|basis)\b|[\"”,.])"),
     ("always", "plain", r"always|at\s+all\s+times|at\s+every\s+moment|forever|in\s+perpetuity"),
-    ("always", "negative", r"never"),
+    # "never", and "nothing ... ever" written apart ("nothing can ever be lost")
+    ("always", "negative", r"never|nothing\s+(?:\w+\s+){0,2}?ever"),
     ("unlimited", "plain", r"unlimited"),
     ("100%", "plain", r"100(?:\.0+)?\s?%|100\s+percent"),
     ("fully", "plain", r"fully"),
@@ -78,8 +80,12 @@ WEAK_TERMS = frozenset({"all", "must"})  # the commitment families, listed after
 
 _NEGATORS = frozenset(
     "no not never without nor neither cannot can't don't doesn't didn't isn't aren't wasn't won't "
-    "shouldn't wouldn't couldn't disclaim disclaims disclaimed disclaimer disclaimers".split()
+    "shouldn't wouldn't couldn't disclaim disclaims disclaimed disclaimer disclaimers "
+    "nothing none nobody".split()  # "Nothing is guaranteed", "none of it is warranted"
 )
+# A clause whose subject is negated denies its verb however long the subject:
+# "No data is ever guaranteed to be safe" (NegEx's window would miss the "No").
+_NEGATED_SUBJECT = re.compile(r"\s*(?P<neg>no|nothing|none|neither|nobody)\b", re.IGNORECASE)
 _TERMINATORS = frozenset({"and", "but", "however", "although", "though"})
 _NEGATION_WINDOW = 3  # words before the term, within its clause
 _CLAUSE_END = re.compile(r"[,;:!?()\n]|\.(?!\d)|\s[-–—]\s|\bbut\b", re.IGNORECASE)
@@ -177,7 +183,11 @@ def _negator_before(text: str, clause_start: int, start: int, taken: list[tuple[
             return None
         if word in _NEGATORS:
             return clause_start + m.start()
-    return None
+    subject = _NEGATED_SUBJECT.match(text, clause_start, start)
+    if subject is None or any(a <= subject.start("neg") < b for a, b in taken):
+        return None  # "no risk" is a listed absolute of its own
+    words = {m.group().lower() for m in found}
+    return None if words & _TERMINATORS else subject.start("neg")
 
 
 def _clause(text: str, start: int, end: int, line: tuple[int, int]) -> tuple[int, int]:
@@ -296,7 +306,7 @@ def _statement(phrase: str, matched: str, denies: bool, unquote: bool) -> Statem
 def _denies(f: Finding) -> bool:
     """What a finding's claim denies: "never" denies ("never lose data"), a
     negated absolute denies, and a negated "never" affirms."""
-    return f.negated != (f.matched.lower() == "never")
+    return f.negated != bool(re.match(r"(?:never|nothing)\b", f.matched, re.IGNORECASE))
 
 
 def _quoted_claim(f: Finding) -> bool:

@@ -40,8 +40,8 @@ from .term_blocks import TermBlock, term_block, text_blocks
 class BM25Params:
     """Defaults chosen by measurement: see docs/decisions.md."""
 
-    k1: float = 0.9  # k1, b, stop list and heading field: chosen by cross-validation
-    b: float = 0.4
+    k1: float = 1.2  # k1, b, stop list and heading field: chosen by cross-validation
+    b: float = 0.6
     epsilon: float = 0.25  # rank_bm25's floor for negative idf
     heading_weight: float = 0.5
     adjacency_weight: float = 0.0  # off by cross-validation; docs/decisions.md

@@ -30,7 +30,10 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Sequence
+import os
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from itertools import pairwise
 from pathlib import Path
 from typing import Any, Literal
 
@@ -269,12 +272,17 @@ class DenseIndex:
         if count >= len(rows):
             return rows
         approx = np.empty(len(rows), dtype=np.float32)
-        with one_blas_thread():
+        codes = self._int8
+
+        def blocks(first: int, last: int) -> None:
             # A block of rows at a time, so the float32 copy of the codes stays
             # in cache (about 1.6x faster than converting all at once at 20,000 rows).
-            for start in range(0, len(rows), INT8_BLOCK):
-                part = rows[start : start + INT8_BLOCK]
-                approx[start : start + len(part)] = self._int8[part].astype(np.float32) @ query
+            for start in range(first, last, INT8_BLOCK):
+                part = rows[start : min(start + INT8_BLOCK, last)]
+                approx[start : start + len(part)] = codes[part].astype(np.float32) @ query
+
+        with one_blas_thread():
+            _in_parallel(blocks, len(rows), INT8_BLOCK)
         approx *= self._scale[rows]
         return rows[np.argpartition(-approx, count - 1)[:count]]
 
@@ -285,24 +293,12 @@ class DenseIndex:
         if count >= self.n:
             return np.arange(self.n)
         code = _sign_codes(query.reshape(1, -1))[:, 0]
-        words = self._codes.shape[0]
         distance = np.empty(self.n, dtype=np.uint16)
-        scratch = np.empty(min(SCAN_BLOCK, self.n), dtype=np.uint64)
-        bits = np.empty(len(scratch), dtype=np.uint8)
-        # Block by block, every word of a block before the next block: the
-        # scratch arrays stay in cache and the codes are read once.
-        for start in range(0, self.n, SCAN_BLOCK):
-            end = min(start + SCAN_BLOCK, self.n)
-            part, x, b = distance[start:end], scratch[: end - start], bits[: end - start]
-            for word in range(words):
-                np.bitwise_xor(self._codes[word, start:end], code[word], out=x)
-                np.bitwise_count(x, out=b)
-                if word:
-                    part += b
-                else:
-                    part[:] = b
+        _in_parallel(
+            lambda first, last: _hamming(self._codes, code, distance, first, last), self.n, SCAN_BLOCK
+        )
         # Distances are small integers: a histogram finds the cut-off faster than a partition.
-        cumulative = np.cumsum(np.bincount(distance, minlength=64 * words + 1))
+        cumulative = np.cumsum(np.bincount(distance, minlength=64 * self._codes.shape[0] + 1))
         cut = int(np.searchsorted(cumulative, count))
         below = np.flatnonzero(distance < cut)
         at_cut = np.flatnonzero(distance == cut)[: count - len(below)]
@@ -328,3 +324,62 @@ class DenseIndex:
             return []
         scores = self._scan(self.vector(row))[others]  # one contiguous scan beats gathering
         return self._top(others, scores, min(k, others.size))
+
+
+def _hamming(codes: np.ndarray, code: np.ndarray, distance: np.ndarray, first: int, last: int) -> None:
+    """``distance[first:last]``: Hamming distances of those rows' sign bits
+    to ``code``, block by block, every word of a block before the next
+    block, so the scratch arrays stay in cache and the codes are read once."""
+    scratch = np.empty(min(SCAN_BLOCK, last - first), dtype=np.uint64)
+    bits = np.empty(len(scratch), dtype=np.uint8)
+    for start in range(first, last, SCAN_BLOCK):
+        end = min(start + SCAN_BLOCK, last)
+        part, x, b = distance[start:end], scratch[: end - start], bits[: end - start]
+        for word in range(codes.shape[0]):
+            np.bitwise_xor(codes[word, start:end], code[word], out=x)
+            np.bitwise_count(x, out=b)
+            if word:
+                part += b
+            else:
+                part[:] = b
+
+
+PARALLEL_MIN_BLOCKS = 2  # fewer blocks than this are scanned in the calling thread alone
+
+
+def _workers() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _in_parallel(work: Callable[[int, int], None], n: int, block: int) -> None:
+    """``work(first, last)`` over ``range(n)`` split at multiples of
+    ``block`` into one span per core, run at once: the calling thread takes
+    the first span and a short-lived thread each other one (numpy lets go of
+    the interpreter lock in these loops; no pool is kept, so no idle thread
+    outlives the search to make forking unsafe, term_blocks.py). Each span
+    computes exactly what one pass would, block for block: results are identical."""
+    blocks = -(-n // block)
+    spans = min(_workers(), blocks // PARALLEL_MIN_BLOCKS)
+    if spans < 2:
+        work(0, n)
+        return
+    edges = [min(n, -(-blocks * i // spans) * block) for i in range(spans + 1)]
+    errors: list[BaseException] = []
+
+    def run(first: int, last: int) -> None:
+        try:
+            work(first, last)
+        except BaseException as exc:  # re-raised in the calling thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=span, daemon=True) for span in pairwise(edges[1:])]
+    for thread in threads:
+        thread.start()
+    run(edges[0], edges[1])
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]

@@ -24,6 +24,12 @@ from ragcore.retrieval.blas import one_blas_thread
 from ragcore.retrieval.model_registry import DEFAULT_MODEL, ModelSpec, ResolvedModel, resolve_model_dir
 
 _REGISTER_LOCK = threading.Lock()
+# onnxruntime threads for a single query (a second session over the same
+# model file; passages keep fastembed's session and its thread count). A
+# 12-token query has too little work to split: with the default of one
+# thread per core it took 26-30 ms against 11-13 ms on one thread with the
+# machine shared by other jobs (load 6-7), the vectors identical (#18).
+QUERY_THREADS: int | None = 1  # None: queries run on fastembed's session too
 
 
 def register_with_fastembed(spec: ModelSpec) -> None:
@@ -102,6 +108,8 @@ class Embedder:
         self._cache_lock = threading.Lock()
         self.query_cache_hits = 0
         self.query_cache_misses = 0
+        self._query_session: _QuerySession | None = None
+        self._query_session_lock = threading.Lock()
 
     @property
     def source(self) -> str:
@@ -115,6 +123,20 @@ class Embedder:
         if not rows:
             return np.zeros((0, self.dim), dtype=np.float32)
         return _normalise_rows(np.vstack(rows))
+
+    def _embed_one(self, text: str) -> np.ndarray:
+        """One query's vector, from the one-thread query session (made on
+        first use; fastembed's own session when it cannot be made)."""
+        with self._query_session_lock:
+            if self._query_session is None and QUERY_THREADS is not None:
+                self._query_session = _QuerySession.open(
+                    self._model, self.resolved.path / self.spec.model_file
+                )
+        session = self._query_session
+        if session is None or not session.ready:
+            return self._embed([text], batch_size=1)[0]
+        with one_blas_thread():
+            return _normalise_rows(session.embed(text))[0]
 
     def embed_passages(self, texts: Sequence[str], batch_size: int = 8) -> np.ndarray:
         """L2-normalised float32 vectors, shape (len(texts), dim), in input order.
@@ -139,7 +161,7 @@ class Embedder:
         if settings().isolation == "session":
             # Visitors share this process: a cache hit would tell one visitor, by its speed,
             # that another asked the same question. Each query is embedded afresh.
-            vector = self._embed([text], batch_size=1)[0]
+            vector = self._embed_one(text)
             vector.setflags(write=False)
             return vector
         with self._cache_lock:
@@ -148,7 +170,7 @@ class Embedder:
                 self._cache.move_to_end(text)
                 self.query_cache_hits += 1
                 return cached
-        vector = self._embed([text], batch_size=1)[0]
+        vector = self._embed_one(text)
         vector.setflags(write=False)  # shared by every caller that asks for this text
         with self._cache_lock:
             self.query_cache_misses += 1
@@ -158,6 +180,50 @@ class Embedder:
                 while len(self._cache) > self._cache_size:
                     self._cache.popitem(last=False)
         return vector
+
+
+class _QuerySession:
+    """fastembed's tokenizer and pooling around a second onnxruntime session
+    of the same model file with ``QUERY_THREADS`` threads: the same steps
+    as ``TextEmbedding.embed`` for one text, so the same vector."""
+
+    def __init__(self, model: Any, session: Any) -> None:
+        self.model = model  # fastembed's inner model: tokenizer, input names, pooling
+        self.session = session
+        self.ready = session is not None
+
+    @classmethod
+    def open(cls, embedding: Any, model_file: Path) -> _QuerySession:
+        inner = getattr(embedding, "model", None)
+        try:
+            import onnxruntime as ort
+
+            options = ort.SessionOptions()
+            options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+            options.intra_op_num_threads = QUERY_THREADS
+            options.inter_op_num_threads = QUERY_THREADS
+            session = ort.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
+            if inner is None or not hasattr(inner, "tokenize"):
+                session = None
+        except Exception:  # any failure leaves queries on fastembed's own session
+            session = None
+        return cls(inner, session)
+
+    def embed(self, text: str) -> np.ndarray:
+        from fastembed.common.onnx_model import OnnxOutputContext
+
+        encoded = self.model.tokenize([text])
+        ids = np.array([e.ids for e in encoded], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+        names = {node.name for node in self.session.get_inputs()}
+        feeds = {"input_ids": ids}
+        if "attention_mask" in names:
+            feeds["attention_mask"] = mask
+        if "token_type_ids" in names:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        output = self.session.run(self.model.ONNX_OUTPUT_NAMES, feeds)[0]
+        context = OnnxOutputContext(model_output=output, attention_mask=mask, input_ids=ids)
+        return np.vstack(list(self.model._post_process_onnx_output(context)))
 
 
 _EMBEDDERS: dict[tuple[str, str | None, int | None], Embedder] = {}

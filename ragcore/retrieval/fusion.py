@@ -11,7 +11,19 @@ same shape. The methods:
   Fox & Shaw's CombSUM (TREC-2, 1994) with weights, which Bruch, Gai &
   Ingber ("An Analysis of Fusion Functions for Hybrid Retrieval", ACM TOIS
   2023) found more robust than RRF when one signal is much weaker.
-- Learned fusion (the default): each passage in either list is scored by
+- Gated RRF (the default): reciprocal rank fusion of BM25 and dense, or dense alone,
+  chosen per query by a logistic gate over what the query and the two
+  rankings show (the idf coverage of each list's top passage and their
+  ratio, the lists' agreement, dense's score spread and top score, the
+  query's length, whether it names an identifier): on a question asked in
+  other words than its evidence BM25 matches only incidental words, and the
+  gate falls back to dense (``fusion_gate``; ranker selection from query
+  features, Balasubramanian & Allan, SIGIR 2010; query performance
+  prediction, Carmel & Yom-Tov 2010; Bruch, Gai & Ingber, TOIS 2023, on
+  fusion weights that differ by collection). The gate is fitted inside
+  leave-one-collection-out cross-validation only. The constants and the
+  weights are chosen and fitted as docs/decisions.md says.
+- Learned fusion (the previous default): each passage in either list is scored by
   a linear function of its reciprocal ranks, its normalised scores and the
   share of the query's idf mass it holds, each also multiplied by
   per-query signals (the idf coverage of each list's top passage, the
@@ -47,6 +59,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .bm25 import BM25Index
+from .fusion_gate import FusionGate, shipped_gate
 from .learned_fusion import FusionStats, LearnedFusion, shipped
 
 Ranking = Sequence[tuple[int, float]]
@@ -283,11 +296,32 @@ class LearnedRule:
 DEFAULT_LEARNED = LearnedRule()
 
 
+@dataclass(frozen=True)
+class GatedRule:
+    """RRF or dense alone, chosen per query by the fitted gate
+    (``fusion_gate``; the shipped gate, or ``gate`` when given); with
+    ``pin``, passages holding an identifier of the query lead."""
+
+    pin: bool = True
+    gate: FusionGate | None = None
+
+    def fuse(self, lexical: Ranking, dense: Ranking, stats: FusionStats) -> list[tuple[int, float]]:
+        fused = (self.gate or shipped_gate()).fuse(lexical, dense, stats)
+        if self.pin and stats.identifier_rows:
+            fused = pin_rows(fused, stats.identifier_rows)
+        return fused
+
+
+DEFAULT_GATED = GatedRule()
+StatsRule = LearnedRule | GatedRule
+DEFAULT_HYBRID_RULE: StatsRule = DEFAULT_GATED  # the rule FusionConfig's default method names
+
+
 def fuse_two(
-    lexical: Ranking, dense: Ranking, stats: FusionStats, rule: LearnedRule | None = None
+    lexical: Ranking, dense: Ranking, stats: FusionStats, rule: StatsRule | None = None
 ) -> list[tuple[int, float]]:
     """The default hybrid fusion of two ranked lists, best first, for any
     backend: ``lexical`` and ``dense`` are (row, score) lists (BM25 scores,
     cosines), ``stats`` what the lexical index knows of the query
     (``fusion_stats`` makes it from a ``BM25Index``)."""
-    return (rule or LearnedRule()).fuse(lexical, dense, stats)
+    return (rule or DEFAULT_HYBRID_RULE).fuse(lexical, dense, stats)

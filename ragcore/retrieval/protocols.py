@@ -17,7 +17,7 @@ from ..records import Passage
 
 Mode = Literal["bm25", "dense", "hybrid", "widen", "rerank"]
 MODES: tuple[Mode, ...] = get_args(Mode)
-FusionMethod = Literal["learned", "signals", "agreement", "rrf", "convex"]
+FusionMethod = Literal["learned", "gated", "signals", "agreement", "rrf", "convex"]
 FUSION_METHODS: tuple[FusionMethod, ...] = get_args(FusionMethod)
 Stage = Literal["bm25", "dense", "fused", "rerank"]
 STAGES: tuple[Stage, ...] = get_args(Stage)

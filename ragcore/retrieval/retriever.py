@@ -27,6 +27,7 @@ from types import MappingProxyType
 
 import numpy as np
 
+from ..heap import returning_frees
 from ..records import Hit, Passage, StageTrace
 from . import fusion, index_files
 from .bm25 import BM25Index, BM25Params
@@ -60,6 +61,7 @@ PART_CARRY: Carry = "pronoun"
 PART_HEAD = 3  # the whole question's top 3 stay first; then the parts interleave
 PART_MIN_OWN_WORDS = MIN_OWN_WORDS
 SPLIT_MODES: tuple[Mode, ...] = ("hybrid", "rerank")
+STATS_METHODS: tuple[FusionMethod, ...] = ("learned", "gated")  # fused from fusion.fusion_stats
 
 
 def _equal_weights() -> Mapping[str, float]:
@@ -72,7 +74,7 @@ class FusionConfig:
     (docs/decisions.md). ``weights`` is read-only (a mapping proxy over a
     private copy), so a shared config cannot be changed under a search."""
 
-    method: FusionMethod = "learned"  # fusion.LearnedRule: chosen by cross-validation
+    method: FusionMethod = "gated"  # fusion.GatedRule: chosen by cross-validation
     k: float = 20.0  # RRF constant
     weights: Mapping[str, float] = field(default_factory=_equal_weights)
     depth: int = 5  # agreement: lexical top examined
@@ -80,6 +82,7 @@ class FusionConfig:
     power: float = 2.0
     rule: fusion.SignalRule = fusion.DEFAULT_RULE  # "signals"
     learned: fusion.LearnedRule = fusion.DEFAULT_LEARNED  # "learned": fitted inside cross-validation
+    gated: fusion.GatedRule = fusion.DEFAULT_GATED  # "gated": fitted inside cross-validation
 
     def __post_init__(self) -> None:
         if self.method not in FUSION_METHODS:
@@ -94,10 +97,11 @@ class FusionConfig:
         signals: fusion.QuerySignals | None = None,
         stats: FusionStats | None = None,
     ) -> Ranking:
-        if self.method == "learned":
+        if self.method in STATS_METHODS:
             if stats is None:
-                raise ValueError("the learned fusion needs the query's fusion stats")
-            return self.learned.fuse(rankings["bm25"], rankings["dense"], stats)
+                raise ValueError(f"the {self.method} fusion needs the query's fusion stats")
+            rule = self.learned if self.method == "learned" else self.gated
+            return rule.fuse(rankings["bm25"], rankings["dense"], stats)
         if self.method == "signals":
             if signals is None:
                 raise ValueError("the signals fusion needs the query signals")
@@ -138,9 +142,29 @@ class Retriever:
         index_dir: Path | None = None,
         split_parts: bool = SPLIT_PARTS,
     ) -> None:
-        self.corpus = corpus
+        self._keep_settings(corpus, vector_cache, embedder, fusion_config, reranker, default_mode)
         self.index_dir = index_dir
         self.split_parts = split_parts  # multi-part questions in fused modes: chosen by cross-validation
+        t0 = time.perf_counter()
+        with returning_frees():  # what the build frees leaves the process (heap.py)
+            self.bm25 = self._open_bm25(bm25_params or BM25Params())
+        self.build_seconds: dict[str, float] = {"bm25": time.perf_counter() - t0}
+        # A PassageFile lists its documents without reading any text.
+        names = getattr(self.passages, "docs", None) or [p.doc for p in self.passages]
+        docs = {name: i for i, name in enumerate(sorted(set(names)))}
+        self._doc_codes = np.asarray([docs[name] for name in names], dtype=np.int32)
+
+    def _keep_settings(
+        self,
+        corpus: PassageSource,
+        vector_cache: VectorCache | None,
+        embedder: EmbedderLike | None,
+        fusion_config: FusionConfig | None,
+        reranker: RerankerLike | None,
+        default_mode: Mode,
+    ) -> None:
+        """The fields every retriever has, whichever backend holds its indexes."""
+        self.corpus = corpus
         self.passages: list[Passage] = corpus.passages
         self.vector_cache = vector_cache
         self.fusion = fusion_config or DEFAULT_FUSION
@@ -149,13 +173,6 @@ class Retriever:
         self._embedder = embedder
         self._dense: DenseIndex | None = None
         self._dense_build = threading.Lock()  # taken only while the dense index is made, once
-        t0 = time.perf_counter()
-        self.bm25 = self._open_bm25(bm25_params or BM25Params())
-        self.build_seconds: dict[str, float] = {"bm25": time.perf_counter() - t0}
-        # A PassageFile lists its documents without reading any text.
-        names = getattr(self.passages, "docs", None) or [p.doc for p in self.passages]
-        docs = {name: i for i, name in enumerate(sorted(set(names)))}
-        self._doc_codes = np.asarray([docs[name] for name in names], dtype=np.int32)
 
     def _open_bm25(self, params: BM25Params) -> BM25Index:
         folder = self.index_dir / "bm25" if self.index_dir is not None else None
@@ -221,9 +238,10 @@ class Retriever:
         vectors, embedded = passage_vectors(
             self.passages, self.embedder, self.vector_cache, progress=progress
         )
-        index = DenseIndex(vectors)  # keeps its own layout; no second copy here
-        del vectors
-        return self._kept(index), embedded
+        with returning_frees():
+            index = DenseIndex(vectors)  # keeps its own layout; no second copy here
+            del vectors
+            return self._kept(index), embedded
 
     def _kept(self, index: DenseIndex) -> DenseIndex:
         """``index`` saved to ``index_dir`` and reopened memory-mapped (the
@@ -243,7 +261,8 @@ class Retriever:
         are (saved to, and memory-mapped from, ``index_dir`` when given)."""
         if len(vectors) != len(self.passages):
             raise ValueError(f"{len(vectors)} vectors for {len(self.passages)} passages")
-        self._dense = self._kept(DenseIndex(np.asarray(vectors, dtype=np.float32)))
+        with returning_frees():
+            self._dense = self._kept(DenseIndex(np.asarray(vectors, dtype=np.float32)))
 
     def set_vector_blocks(self, blocks: Iterable[np.ndarray], dim: int) -> None:
         """Passage vectors arriving in blocks of rows (row-aligned with
@@ -254,7 +273,8 @@ class Retriever:
         if folder is None:
             raise ValueError("set_vector_blocks needs an index_dir")
         index_files.remove(folder)
-        index_files.write_folder(folder, lambda tmp: write_blocks(tmp, blocks, len(self.passages), dim))
+        with returning_frees():
+            index_files.write_folder(folder, lambda tmp: write_blocks(tmp, blocks, len(self.passages), dim))
         self._dense = DenseIndex.load(folder)
 
     @property
@@ -338,7 +358,7 @@ class Retriever:
             with log.timed("fuse"):
                 method = self.fusion.method
                 signals = fusion.query_signals(self.bm25, question, bm, dn) if method == "signals" else None
-                stats = fusion.fusion_stats(self.bm25, question, bm, dn) if method == "learned" else None
+                stats = fusion.fusion_stats(self.bm25, question, bm, dn) if method in STATS_METHODS else None
                 final = self.fusion.fuse({"bm25": bm, "dense": dn}, signals, stats)
         traces["fused"] = _trace(final)
         if mode == "rerank":

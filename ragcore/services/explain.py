@@ -131,6 +131,7 @@ def pipeline_figures() -> PipelineFigures:
 
 # The bullet of ``ragcore.retrieval.fusion``'s docstring that describes each method.
 _FUSION_BULLETS = {
+    "gated": "Gated RRF",
     "learned": "Learned fusion",
     "signals": "Query-signal RRF",
     "agreement": "Agreement-weighted RRF",
@@ -152,4 +153,4 @@ def fusion_description(config: FusionLike) -> tuple[str, str]:
     for field_name in ("depth", "pool", "k"):
         text = text.replace(f"``{field_name}``", f"{getattr(config, field_name, field_name):g}")
     short = text.split(":")[0].split(" (")[0]
-    return (short if config.method in ("convex", "learned") else f"{short}, k = {config.k:g}"), text
+    return (short if config.method in ("convex", "learned", "gated") else f"{short}, k = {config.k:g}"), text

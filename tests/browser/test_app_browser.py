@@ -23,6 +23,7 @@ import pytest
 from ragcore.answer.llm import PROVIDERS
 from tests.app.helpers import shared_home
 from tests.browser.serve import streamlit_app
+from tests.browser.upload import add_to_library
 from tests.test_service import small_run
 
 REPO = Path(__file__).resolve().parents[2]
@@ -165,8 +166,7 @@ def test_hostile_document_text_renders_inert(page, tmp_path) -> None:
     page.get_by_test_id("stSidebar").get_by_text("My uploads").click()
     source = tmp_path / "beacon.md"
     source.write_bytes(HOSTILE_MD)
-    page.locator("[data-testid='stFileUploader'] input[type='file']").first.set_input_files(str(source))
-    page.get_by_role("button", name="Add to library").click()
+    add_to_library(page, [source])
     page.get_by_text(re.compile(r"beacon\.md.*added")).wait_for(timeout=240_000)
     page.get_by_text("Passages of beacon.md", exact=False).wait_for()
     viewer = page.locator(".rc-doc").last

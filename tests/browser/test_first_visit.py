@@ -18,6 +18,7 @@ from ragcore.answer.llm import PROVIDERS
 from tests.app.helpers import shared_home
 from tests.browser.serve import REPO, streamlit_app
 from tests.browser.test_app_browser import CHROMIUM, SHOTS, _free_port, _need_chromium
+from tests.browser.upload import add_to_library
 
 pytestmark = pytest.mark.browser
 PRICING = "Is our pricing consistent?"
@@ -136,9 +137,8 @@ def test_an_upload_with_every_file_refused_says_so(visit, tmp_path) -> None:
         path = tmp_path / f"empty-{i}.txt"
         path.write_bytes(b"")
         files.append(str(path))
-    tab.locator("[data-testid='stFileUploader'] input[type='file']").first.set_input_files(files)
-    tab.get_by_role("button", name="Add to library").click()
-    tab.get_by_text("Done with 4 files: 0 added, 4 refused").wait_for(timeout=120_000)
+    add_to_library(tab, files)
+    tab.get_by_text("Done with 4 files: 0 added, 4 refused").wait_for(timeout=240_000)
     refused = tab.get_by_test_id("stAlertContentError")
     refused.nth(3).wait_for()
     assert refused.count() == 4 and all("was not added" in t for t in refused.all_inner_texts())
@@ -155,8 +155,7 @@ def test_remove_asks_for_confirmation(visit, tmp_path) -> None:
     note.write_bytes(f"# Short note {stamp}\n\nThe office closes at six.\n".encode())
     before = tab.get_by_role("heading", name=re.compile(r"^Documents \(\d+\)$")).inner_text()
     count = int(re.search(r"\d+", before).group())
-    tab.locator("[data-testid='stFileUploader'] input[type='file']").first.set_input_files(str(note))
-    tab.get_by_role("button", name="Add to library").click()
+    add_to_library(tab, [note])
     tab.get_by_test_id("stAlertContentSuccess").filter(has_text=f"note-{stamp}").wait_for(timeout=240_000)
     tab.get_by_test_id("stSelectbox").filter(has_text="Document").locator("input").first.fill(note.name)
     tab.keyboard.press("Enter")

@@ -27,7 +27,8 @@ def test_made_up_or_altered_tokens_own_nothing(tmp_path) -> None:
     secret = owner.server_secret(tmp_path)
     token = owner.issue_token(secret)
     nonce, sig = token.split(".")
-    for forged in [None, "", "admin", nonce, f"{nonce}.{'0' * 32}", f"{nonce[:-1]}A.{sig}", token + "."]:
+    altered = nonce[:-1] + ("B" if nonce.endswith("A") else "A")  # always a different nonce
+    for forged in [None, "", "admin", nonce, f"{nonce}.{'0' * 32}", f"{altered}.{sig}", token + "."]:
         assert owner.owner_of(forged, secret) is None
     assert owner.owner_of(token, b"another server's secret") is None
 

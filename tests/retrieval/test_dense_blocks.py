@@ -70,3 +70,43 @@ def test_retriever_takes_vector_blocks_into_its_index_dir(tmp_path) -> None:
     assert again.ensure_dense() == 0  # opened from disk, nothing embedded
     with pytest.raises(ValueError, match="index_dir"):
         Retriever(Corpus("c", {}, passages), embedder=Fixed()).set_vector_blocks(iter([vectors]), 48)
+
+
+@pytest.mark.parametrize("cores", [2, 3, 5])
+def test_the_scan_split_over_cores_gives_what_one_pass_gives(
+    monkeypatch: pytest.MonkeyPatch, cores: int
+) -> None:
+    monkeypatch.setattr(dense, "SCAN_BLOCK", 7)
+    monkeypatch.setattr(dense, "INT8_BLOCK", 5)
+    monkeypatch.setattr(dense, "PREFILTER_MIN_CANDIDATES", 0)
+    monkeypatch.setattr(dense, "PREFILTER_FRACTION", 0.2)
+    monkeypatch.setattr(dense, "RESCORE_MIN", 20)
+    index = DenseIndex(_unit(300), prefilter="sign")
+    queries = _unit(8, seed=2)
+    monkeypatch.setattr(dense, "_workers", lambda: 1)
+    one = [(index._prefilter(q, 60), index.search(q, 5)) for q in queries]
+    approx_one = [index._int8_best(q, np.arange(0, 300, 2), 30) for q in queries]
+    spans: list[tuple[int, int]] = []
+    split = dense._in_parallel
+    monkeypatch.setattr(dense, "_workers", lambda: cores)
+    monkeypatch.setattr(
+        dense, "_in_parallel", lambda w, n, b: split(lambda a, z: (spans.append((a, z)), w(a, z)), n, b)
+    )
+    many = [(index._prefilter(q, 60), index.search(q, 5)) for q in queries]
+    approx_many = [index._int8_best(q, np.arange(0, 300, 2), 30) for q in queries]
+    assert len({s for s in spans if s[0] > 0}) > 0  # the work really was split
+    for (rows_1, hits_1), (rows_n, hits_n) in zip(one, many, strict=True):
+        assert np.array_equal(rows_1, rows_n) and hits_1 == hits_n
+    for a, b in zip(approx_one, approx_many, strict=True):
+        assert np.array_equal(a, b)
+
+
+def test_a_failure_in_a_scan_thread_reaches_the_caller(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(dense, "_workers", lambda: 2)
+
+    def work(first: int, last: int) -> None:
+        if first > 0:
+            raise RuntimeError("span failed")
+
+    with pytest.raises(RuntimeError, match="span failed"):
+        dense._in_parallel(work, 100, 10)

@@ -122,13 +122,13 @@ def test_embed_passages_edge_cases(offline_embedder: Embedder) -> None:
 @pytest.mark.slow  # loads the real model
 def test_query_cache(offline_embedder: Embedder, monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[list[str]] = []
-    original = offline_embedder._embed
+    original = offline_embedder._embed_one  # every query embedding goes through it
 
-    def counting(texts: list[str], batch_size: int) -> np.ndarray:
-        calls.append(texts)
-        return original(texts, batch_size)
+    def counting(text: str) -> np.ndarray:
+        calls.append([text])
+        return original(text)
 
-    monkeypatch.setattr(offline_embedder, "_embed", counting)
+    monkeypatch.setattr(offline_embedder, "_embed_one", counting)
     first = offline_embedder.embed_query("a question asked twice")
     second = offline_embedder.embed_query("a question asked twice")
     assert second is first and calls == [["a question asked twice"]]
@@ -292,3 +292,19 @@ def test_no_query_cache_under_session_isolation(monkeypatch) -> None:
     embedder.embed_query(question)
     embedder.embed_query(question)
     assert embedder.query_cache_hits == hits + 1
+
+
+def test_query_session_gives_fastembeds_vector(offline_embedder: Embedder) -> None:
+    texts = ["what is the refund window for annual plans?", "ERR-4012 timeout", "ok", "x " * 300]
+    for text in texts:
+        ours = offline_embedder._embed_one(text)
+        assert np.array_equal(ours, offline_embedder._embed([text], batch_size=1)[0])
+    session = offline_embedder._query_session
+    assert session is not None and session.ready
+    assert session.session.get_session_options().intra_op_num_threads == embedding.QUERY_THREADS
+
+
+def test_query_session_failure_falls_back_to_fastembed(offline_embedder: Embedder, monkeypatch) -> None:
+    monkeypatch.setattr(offline_embedder, "_query_session", embedding._QuerySession(None, None))
+    text = "how long are backups kept"
+    assert np.array_equal(offline_embedder._embed_one(text), offline_embedder._embed([text], batch_size=1)[0])

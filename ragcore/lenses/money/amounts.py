@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
+from ragcore.lenses.money.rows import holds_cells, table_lines_before
 from ragcore.lenses.money.units import per_before, read_per
 from ragcore.lenses.spans import line_bounds, sentence_at
 
@@ -75,7 +76,8 @@ _MULTIPLIERS = {
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 # A one-letter multiplier must touch the number ("$5M"); a word may follow
 # spaces or touch it ("$873million" in run-together PDF text), and may be
-# broken at a line end after any of its letters ("$4.3 bil\nlion", "$165 mill\nion").
+# broken at a line end after any of its letters ("$4.3 bil\nlion", "$165 mill\nion"),
+# or glued to the next word.
 
 
 def _broken_word(word: str) -> str:
@@ -86,7 +88,9 @@ def _broken_word(word: str) -> str:
 _MULT_WORDS = "|".join(_broken_word(w) for w in ("thousand", "million", "billion", "trillion"))
 _MULT = (
     r"(?:(?P<{g}s>[kKmMbBtT]|mm|MM|mn|bn|BN)(?![\w])"
-    r"|[ \t]{{0,3}}\n?[ \t]{{0,2}}(?P<{g}w>" + _MULT_WORDS.replace("{", "{{").replace("}", "}}") + r")\b)?"
+    # run-together PDF text may glue the next word on ("$13.1 milliondecrease"), not "millionaire"
+    r"|[ \t]{{0,3}}\n?[ \t]{{0,2}}(?P<{g}w>" + _MULT_WORDS.replace("{", "{{").replace("}", "}}") + r")"
+    r"(?:\b|(?=[a-z])(?!aire|th)))?"
 )
 # "(in millions)", "(In thousands, except percentages)": a table's or
 # section's scale for the bare amounts under it.
@@ -187,15 +191,24 @@ class _Amount:
 
 def table_scale(text: str, at: int) -> float:
     """The scale a "(in millions)" header sets for a bare amount at ``at``:
-    the last such header before it, within a table's height of lines."""
+    the last such header before it, within a table's height of lines (more
+    when the amount stands in a row of cells and every line between is a
+    table line: a taller table)."""
     scale = 1.0
-    for h in _SCALE_HEADER.finditer(text, max(0, at - 4000), at):
-        if text.count("\n", h.start(), at) <= _SCALE_LINES:
+    begin = text.rfind("\n", 0, at) + 1
+    end = text.find("\n", at)
+    lines_above = 0
+    if holds_cells(text[begin : end if end >= 0 else len(text)]):
+        lines_above = len(table_lines_before(text, begin, _SCALE_LINES, 4 * _SCALE_LINES))
+    for h in _SCALE_HEADER.finditer(text, max(0, at - 6000), at):
+        if text.count("\n", h.start(), at) <= max(_SCALE_LINES, lines_above):
             scale = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}[h.group(1).lower()]
     return scale
 
 
-def _find_amounts(text: str, spans: list[tuple[int, int]]) -> list[_Amount]:
+def _find_amounts(text: str, spans: list[tuple[int, int]], prior: str = "") -> list[_Amount]:
+    """Every amount of ``text``; ``prior`` is the document's text right before it
+    (where a "(in millions)" header of a table crossing into ``text`` stands)."""
     out: list[_Amount] = []
     for m in _AMOUNT.finditer(text):
         if out and m.start() < out[-1].end:
@@ -205,7 +218,7 @@ def _find_amounts(text: str, spans: list[tuple[int, int]]) -> list[_Amount]:
             continue
         amount, currency, num_end, form = parsed
         if form == "symbol" and not (m.group("m1s") or m.group("m1w")):
-            amount *= table_scale(text, m.start())
+            amount *= table_scale(prior + text, len(prior) + m.start())
         rng = _RANGE_TAIL.match(text, num_end) if form in ("symbol", "code") else None
         if rng is None and _NOT_AMOUNT_AFTER.match(text, num_end):
             continue  # 5%, a version 1.2.3, a time 5:30, a date 2021-01

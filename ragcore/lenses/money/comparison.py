@@ -12,7 +12,7 @@ from ragcore.lenses.money.records import Figure, Mention, MoneyLens
 from ragcore.lenses.money.relations import compare
 from ragcore.lenses.money.subjects import subject_key
 from ragcore.lenses.spans import collapse, passage_lines
-from ragcore.records import Hit
+from ragcore.records import Hit, Passage
 
 
 def _base_and_billing(subject: str) -> tuple[str, str]:
@@ -35,6 +35,21 @@ def _document_dates(hits: Sequence[Hit]) -> dict[str, date | None]:
     return {doc: document_date(doc, head) for doc, head in heads.items()}
 
 
+_BLANK_GAP = 2  # characters between two passages that still touch (a blank line)
+
+
+def _text_before(passages: Sequence[Passage], p: Passage, size: int = 2000) -> tuple[str, bool]:
+    """The document's text before passage ``p`` from the passages read, and
+    whether it runs right up to ``p`` (a passage overlapping or touching it)."""
+    earlier = [q for q in passages if q.start < p.start]
+    if not earlier:
+        return "", False
+    q = max(earlier, key=lambda q: min(q.end, p.start))
+    gap = p.start - q.end  # a chunker drops at most the blank line between two passages
+    text = q.text[: max(0, p.start - q.start)] + "\n" * max(0, gap)
+    return text[-size:], gap <= _BLANK_GAP
+
+
 def _mentions(hits: Sequence[Hit]) -> list[Mention]:
     dates = _document_dates(hits)
     mentions: list[Mention] = []
@@ -44,9 +59,8 @@ def _mentions(hits: Sequence[Hit]) -> list[Mention]:
         by_doc.setdefault(hit.passage.doc, []).append(hit.passage)
     for hit in sorted(hits, key=lambda h: h.rank):
         p = hit.passage
-        earlier = [q for q in by_doc[p.doc] if q.end <= p.start]
-        prior = max(earlier, key=lambda q: q.end).text[-800:] if earlier else ""
-        for fm in extract_figures(p.text, p.label, dates.get(p.doc), prior):
+        prior, touching = _text_before(by_doc[p.doc], p)
+        for fm in extract_figures(p.text, p.label, dates.get(p.doc), prior, prior if touching else ""):
             key = (p.doc, p.start + fm.start, fm.amount)
             if key in seen:
                 continue  # overlapping passages show one amount once

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Literal
 
@@ -241,18 +241,20 @@ def _inherit_unit(amounts: list[_Amount], k: int, marks: list[TimeMark]) -> str 
 
 
 def extract_figures(
-    text: str, label: str = "", context: date | None = None, prior: str = ""
+    text: str, label: str = "", context: date | None = None, prior: str = "", above: str = ""
 ) -> list[FigureMatch]:
     """Every currency amount in ``text`` with its unit and period, subject,
     phrase, time mark and stance. ``label`` is the heading path (a last-resort
     subject); ``context`` the document's date (for dates without a year);
-    ``prior`` the document's text just before ``text``.
+    ``prior`` the document's text before ``text`` (its last plan name);
+    ``above`` the text right up to ``text``, when known (a table header above
+    the passage: its scale and column years).
 
     Percentages, plain numbers, dates, phone and version numbers are not
     figures. Offsets are into ``text``.
     """
     spans = sentence_spans(text)
-    amounts = _find_amounts(text, spans)
+    amounts = _find_amounts(text, spans, above)
     headers = _table_headers(text) if amounts else {}
     found: list[FigureMatch] = []
     prev_base, prev_billing = "", None
@@ -261,13 +263,13 @@ def extract_figures(
         prev = amounts[k - 1] if k and amounts[k - 1].sentence == amt.sentence else None
         nxt = amounts[k + 1] if k + 1 < len(amounts) and amounts[k + 1].sentence == amt.sentence else None
         table = _table_context(text, amt.line, amt.start, headers)
-        row = pdf_row(text, amt.line, amt.start) if table is None else None
+        row = pdf_row(text, amt.line, amt.start, above) if table is None else None
         if table is not None:
             base, billing, period, phrase = _table_figure(text, amt, table)
         elif row is not None and row.label:
             base, billing, period, phrase = _row_subject(row.label), None, amt.period, amt.line
-            if row.year is not None:
-                marks[k] = year_mark(row.year, marks[k].tense)
+            # a cell is dated by its column, never by running text around the table
+            marks[k] = year_mark(row.year) if row.year is not None else TimeMark()
         else:
             # the amount's own stretch of the sentence: from the previous amount to the next
             seg_start = prev.stop if prev else amt.sentence[0]
@@ -288,7 +290,8 @@ def extract_figures(
         period = period or _inherit_unit(amounts, k, marks)
         subject = f"{base} / billed {billing}" if billing and base else base
         raw = text[amt.start : amt.stop].strip()
-        stance = _stance(text, amt)
+        # a table row's stance is its own ("We expect ..." before the table is not the row's)
+        stance = _stance(text, amt if table is None and row is None else replace(amt, sentence=amt.line))
         found.extend(
             FigureMatch(
                 value, amt.currency, period, raw, a, b, subject, billing, *phrase[:2], marks[k], stance

@@ -40,6 +40,36 @@ def _lines_before(text: str, start: int, count: int) -> list[str]:
     return out
 
 
+def holds_cells(line: str) -> bool:
+    """Whether a line holds a run of two or more table cells ("$ 1,819 $ 1,877 3 %")."""
+    return any(len(_CELL.findall(r.group())) >= 2 for r in _RUN.finditer(line))
+
+
+def is_table_line(line: str) -> bool:
+    """A line of a PDF table: a run of two or more cells, or a short label
+    (a row's name, a column header) without a sentence in it."""
+    if holds_cells(line):
+        return True
+    return 0 < len(line.split()) <= _LABEL_WORDS // 2 and not re.search(r"[.;:]\s+\S", line)
+
+
+def table_lines_before(
+    text: str, start: int, limit: int = HEADER_LINES, cap: int = 4 * HEADER_LINES
+) -> list[str]:
+    """The lines above the line starting at ``start``, nearest first, in which its
+    header may stand: ``limit`` lines, or more while every line passed is a
+    table line (a table taller than ``limit``), up to ``cap``."""
+    keep: list[str] = []
+    all_table = True
+    lines = [line for line in _lines_before(text, start, cap) if line.strip()]  # a blank line is no row
+    for k, line in enumerate(lines):
+        if k >= limit and not all_table:
+            break
+        keep.append(line)
+        all_table = all_table and is_table_line(line)
+    return keep
+
+
 def _tail(line: str) -> str:
     """The text after a line's last run of cells (the start of the next row's label)."""
     runs = list(_RUN.finditer(line))
@@ -47,18 +77,49 @@ def _tail(line: str) -> str:
     return tail if len(tail.split()) <= _LABEL_WORDS and not re.search(r"[.:;]\s*\S", tail) else ""
 
 
-def _column_year(above: list[str], column: int) -> int | None:
-    for line in above:
-        m = _YEARS.search(line)
-        if m is not None:
+# A line of column years only, as pypdf writes it: spaced ("2020 2021"), glued
+# ("20212020 2019"), or with the table's scale after them ("2020 2019 (in thousands)").
+_YEAR_LINE = re.compile(r"\s*((?:(?:19|20)\d\d\s*)+)(?:\([^)]*\)?)?\s*")
+
+
+def _header_years(line: str) -> list[int]:
+    """The column years of a line that holds nothing else (else [])."""
+    m = _YEAR_LINE.fullmatch(line)
+    if m is None:
+        return []
+    digits = re.sub(r"\s+", "", m.group(1))
+    return [int(digits[i : i + 4]) for i in range(0, len(digits), 4)]
+
+
+def _column_years(above: list[str]) -> list[int]:
+    """The nearest header's column years: a line of years (or of two or more
+    years among other words), joined with year-only lines right above it (a
+    header pypdf split over lines: "2021" / "2020 2019 (in thousands)")."""
+    for k, line in enumerate(above):
+        years = _header_years(line)
+        if not years:
+            m = _YEARS.search(line)
+            if m is None:
+                continue
             years = [int(y) for y in m.group().split()]
-            return years[column] if column < len(years) else None
-    return None
+        for higher in above[k + 1 :]:
+            more = _header_years(higher)
+            if not more:
+                break
+            years = more + years
+        return years
+    return []
 
 
-def pdf_row(text: str, line: tuple[int, int], start: int) -> PdfRow | None:
+def _column_year(above: list[str], column: int) -> int | None:
+    years = _column_years(above)
+    return years[column] if column < len(years) else None
+
+
+def pdf_row(text: str, line: tuple[int, int], start: int, prior: str = "") -> PdfRow | None:
     """The row of the symbol amount at ``start`` when its line (``line``, offsets
-    into ``text``) holds it in a run of two or more currency cells; else None."""
+    into ``text``) holds it in a run of two or more currency cells; else None.
+    ``prior`` is the document's text right before ``text`` (a header above the passage)."""
     row = text[line[0] : line[1]]
     at = start - line[0]
     run = next((r for r in _RUN.finditer(row) if r.start() <= at < r.end()), None)
@@ -68,6 +129,6 @@ def pdf_row(text: str, line: tuple[int, int], start: int) -> PdfRow | None:
     if sum(c.group().startswith("$") for c in cells) < 2:
         return None
     column = sum(run.start() + c.start() < at for c in cells)
-    above = _lines_before(text, line[0], HEADER_LINES)
+    above = table_lines_before(prior + text, len(prior) + line[0])
     label = (_tail(above[0]) if above else "") + row[: run.start()]
     return PdfRow(" ".join(label.split()), column, _column_year(above, column))

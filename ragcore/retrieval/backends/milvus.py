@@ -78,8 +78,7 @@ class MilvusIndex:
         self.target, self.name, self.dim, self.timeout = target, name, dim, timeout
         self.bm25_params = bm25 or BM25Params()
         self._ready = False
-        self._meta_ready = False
-        self._blobs_ready = False
+        self._sides_ready: set[str] = set()  # meta and statistics collections loaded
 
     @property
     def client(self):
@@ -123,24 +122,26 @@ class MilvusIndex:
         self._ready = True
 
     def _ensure_meta(self) -> None:
-        if self._meta_ready:
+        self._ensure_side(schema.META_COLLECTION, "meta collection", schema.build_meta_schema)
+
+    def _ensure_side(self, name: str, label: str, build_schema: Callable[[], object]) -> None:
+        """Create (if missing) and load one of the small key/value collections
+        kept beside the passages; once per index object."""
+        if name in self._sides_ready:
             return
-        if self._do("look up the meta collection", "has_collection", schema.META_COLLECTION):
-            self._do("load the meta collection", "load_collection", schema.META_COLLECTION)
-            self._meta_ready = True
-            return
-        params = self.client.prepare_index_params()
-        params.add_index(field_name="v", index_type="FLAT", metric_type="L2")
-        self._do(
-            "create the meta collection",
-            "create_collection",
-            schema.META_COLLECTION,
-            schema=schema.build_meta_schema(),
-            index_params=params,
-            consistency_level="Strong",
-        )
-        self._do("load the meta collection", "load_collection", schema.META_COLLECTION)
-        self._meta_ready = True
+        if not self._do(f"look up the {label}", "has_collection", name):
+            params = self.client.prepare_index_params()
+            params.add_index(field_name="v", index_type="FLAT", metric_type="L2")
+            self._do(
+                f"create the {label}",
+                "create_collection",
+                name,
+                schema=build_schema(),
+                index_params=params,
+                consistency_level="Strong",
+            )
+        self._do(f"load the {label}", "load_collection", name)
+        self._sides_ready.add(name)
 
     def drop(self) -> None:
         if self._do("look up the collection", "has_collection", self.name):
@@ -167,21 +168,7 @@ class MilvusIndex:
     # -------------------------------------------------------------- blobs
 
     def _ensure_blobs(self) -> None:
-        if self._blobs_ready:
-            return
-        if not self._do("look up the statistics collection", "has_collection", schema.BLOB_COLLECTION):
-            params = self.client.prepare_index_params()
-            params.add_index(field_name="v", index_type="FLAT", metric_type="L2")
-            self._do(
-                "create the statistics collection",
-                "create_collection",
-                schema.BLOB_COLLECTION,
-                schema=schema.build_blob_schema(),
-                index_params=params,
-                consistency_level="Strong",
-            )
-        self._do("load the statistics collection", "load_collection", schema.BLOB_COLLECTION)
-        self._blobs_ready = True
+        self._ensure_side(schema.BLOB_COLLECTION, "statistics collection", schema.build_blob_schema)
 
     def read_blob(self, key: str) -> bytes | None:
         """The bytes last written under ``key`` by ``write_blob``, or None

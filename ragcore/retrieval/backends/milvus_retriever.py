@@ -16,7 +16,6 @@ cache) and inserted, vanished ones deleted.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Sequence
 
@@ -28,13 +27,11 @@ from ..protocols import EmbedderLike, Mode, PassageSource, RerankerLike, VectorC
 from ..results import CallLog
 from ..retriever import (
     CANDIDATES,
-    DEFAULT_FUSION,
     RERANK_DEPTH,
     SPLIT_PARTS,
     WIDEN_FROM_BM25,
     FusionConfig,
     Retriever,
-    _check_mode,
 )
 from ..vectors import passage_vectors
 from . import IndexTarget
@@ -67,17 +64,9 @@ class MilvusRetriever(Retriever):
         default_mode: Mode = "hybrid",
     ) -> None:
         # No super().__init__(): BM25 and the vectors live in Milvus, not here.
-        self.corpus = corpus
+        self._keep_settings(corpus, vector_cache, embedder, fusion_config, reranker, default_mode)
         self.index_dir = None  # nothing is saved locally
         self.split_parts = SPLIT_PARTS  # multi-part questions split as in the embedded index
-        self.passages: list[Passage] = corpus.passages
-        self.vector_cache = vector_cache
-        self.fusion = fusion_config or DEFAULT_FUSION
-        self.reranker = reranker
-        self.default_mode: Mode = _check_mode(default_mode)
-        self._embedder = embedder
-        self._dense = None
-        self._dense_build = threading.Lock()
         self.bm25_params = BM25Params()
         # The project's fusion reads query statistics from ``self.bm25``
         # (``fusion.query_signals``); here they come from term statistics

@@ -149,3 +149,68 @@ def test_glued_words_of_pdf_text_are_split_at_the_capital() -> None:
         "Additionally, DeliveryAdjusted\nEBITDA loss of $348 million, improved $525 million."
     )
     assert f.subject == "delivery adjusted ebitda loss" and diff.stance == "difference"
+
+
+# ---------------------------------------------------------------- tables as pypdf writes a 10-K's
+
+
+def _years(text: str, above: str = "") -> list[tuple[float, int | None]]:
+    return [(f.amount, f.mark.when.year if f.mark.when else None) for f in extract_figures(text, above=above)]
+
+
+def test_glued_column_years_with_the_scale_after_them_date_each_column() -> None:
+    text = (
+        "Year Ended December 31,\n2020 to 2021 % Change\n2019 to 2020 %\nChange\n"
+        "20212020 2019 (in thousands, except for percentages)\n"
+        "Cost of revenue\n"
+        "$ 1,649,532 $ 1,447,516 $ 2,176,469 14 % (33) % Cost\n"
+    )
+    assert _years(text) == [(1649532e3, 2021), (1447516e3, 2020), (2176469e3, 2019)]
+
+
+def test_column_years_split_over_two_lines_are_one_header() -> None:
+    text = "data:Year Ended December 31,\n2021\n2020 2019 (in thousands)\nRevenue\n$ 3,208,323 $ 2,364,681 $ 3,615,960 Costs\n"
+    assert _years(text) == [(3208323e3, 2021), (2364681e3, 2020), (3615960e3, 2019)]
+
+
+def _tall_table(between: str) -> str:
+    rows = "".join(f"Line item {k}\n{k},100 {k},200 {k},300 Next item\n" for k in range(7))
+    return (
+        "Year Ended December 31,\n2021\n2020 2019 (in thousands)\n"
+        + rows
+        + between
+        + "Net loss\n$ (1,009) $ (1,752) $ (2,602) The\n"
+    )
+
+
+def test_a_header_holds_down_a_table_taller_than_twelve_lines_only_through_table_lines() -> None:
+    assert _years(_tall_table("")) == [(1009e3, 2021), (1752e3, 2020), (2602e3, 2019)]
+    prose = "This line is running text, and it goes on. It is not a row of any table at all.\n"
+    assert _years(_tall_table(prose)) == [(1009, None), (1752, None), (2602, None)]
+
+
+def test_a_table_header_in_the_text_right_above_the_passage_still_applies() -> None:
+    above = "Year Ended December 31,\n2021\n2020 2019 (in thousands)\nRevenue\n"
+    row = "$ 3,208,323 $ 2,364,681 $ 3,615,960 Costs and expenses\n"
+    assert _years(row, above=above) == [(3208323e3, 2021), (2364681e3, 2020), (3615960e3, 2019)]
+    assert _years(row) == [(3208323, None), (2364681, None), (3615960, None)]
+
+
+def test_the_lens_reads_a_header_from_the_passage_before(make_hits) -> None:
+    text = "Results (in thousands)\n2020 2021\nRevenue\n\n$ 2,364 $ 3,208 Costs\n"
+    (change,) = money_lens(make_hits({"report.pdf.md": text})).conflicts
+    assert change.relation == "change" and change.amounts == (2364e3, 3208e3)
+
+
+def test_a_table_row_takes_neither_stance_nor_date_from_the_sentence_around_it() -> None:
+    text = (
+        "We expect to keep this allowance until December 31, 2023.62\nResults\n"
+        "Revenue\n$ 3,208 $ 2,364 Costs and expenses\n"
+    )
+    figures = extract_figures(text)
+    assert [(f.stance, f.mark.when) for f in figures] == [("stated", None), ("stated", None)]
+
+
+def test_a_multiplier_word_glued_to_the_next_word_still_scales() -> None:
+    figures = extract_figures("a $13.1 milliondecrease in costs and a $10.0 millionin fees; a $2 millionaire")
+    assert [f.amount for f in figures] == pytest.approx([13.1e6, 10e6, 2])

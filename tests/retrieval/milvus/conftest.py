@@ -25,6 +25,28 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def _listens(pid: int, port: int) -> bool:
+    """Whether process ``pid`` holds the listening socket on ``port``: when two
+    test runs share a machine, another run's server may answer on a port this
+    one chose a moment earlier, and freezing our process would then freeze
+    nothing (Linux /proc; elsewhere assumed)."""
+    tables = [Path("/proc/net/tcp"), Path("/proc/net/tcp6")]  # gRPC may listen on either
+    if not tables[0].exists():
+        return True
+    inodes = set()
+    for table in (t for t in tables if t.exists()):
+        for line in table.read_text().splitlines()[1:]:
+            fields = line.split()
+            if fields[1].endswith(f":{port:04X}") and fields[3] == "0A":  # 0A: listening
+                inodes.add(fields[9])
+    fds = Path(f"/proc/{pid}/fd")
+    try:
+        links = {str(fd.readlink()) for fd in fds.iterdir()}
+    except OSError:
+        return False
+    return any(f"socket:[{inode}]" in links for inode in inodes)
+
+
 @dataclass
 class LoopbackServer:
     """A ``milvus-lite server`` subprocess on 127.0.0.1 that a test may stop
@@ -46,7 +68,7 @@ class LoopbackServer:
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"milvus-lite server exited with {self.process.returncode}")
-            if self._answers():
+            if self._answers() and _listens(self.process.pid, self.port):
                 return
             time.sleep(0.3)
         self.stop()
