@@ -241,13 +241,31 @@ def extractive_answer(
         ]
         return _finish(sentences, cites, reason)
     agreement = asks_agreement(question)
-    extra = lens_conflicts(lens) if lens is not None and agreement else []
+    extra = (
+        _about_question(lens_conflicts(lens), question, scorer, subject_coverage)
+        if lens is not None and agreement
+        else []
+    )
     weighs = agreement or is_yes_no(question)
     near = _near(units, parts, scorer, chosen) if weighs else []
     sentences = _answer_sentences(
         parts, per_part_units, answered, cites, max_sentences, pointed + extra, agreement, weighs, near
     )
     return _finish(sentences, cites, reason)
+
+
+def _about_question(
+    found: Sequence[Disagreement], question: str, scorer: Scorer, min_coverage: float
+) -> list[Disagreement]:
+    """The lens's conflicts one of whose sides states ``min_coverage`` of the
+    question's topic words: a price conflict elsewhere in the collection does
+    not answer "Do the billing procedure and the MSA agree on suspension?"."""
+    whole = make_part(question)
+    return [
+        d
+        for d in found
+        if max(scorer.coverage(d.first, whole), scorer.coverage(d.second, whole)) >= min_coverage
+    ]
 
 
 def _pointed(
