@@ -168,6 +168,11 @@ _ASKS_AGREEMENT = re.compile(
 )
 
 
+def agreement_words(question: str) -> str:
+    """The words of ``question`` that ask whether sources agree ("consistent", "same", ...)."""
+    return " ".join(_ASKS_AGREEMENT.findall(question))
+
+
 def asks_agreement(question: str) -> bool:
     """Whether the question asks if sources agree (then the lens's own
     conflicts answer it, even where no chosen sentence states them)."""

@@ -32,8 +32,8 @@ from ragcore.records import ANSWERING_KINDS, Answer, AnswerSentence, Citation, D
 
 from .answerability import collection_texts, unknown_names
 from .claims import SUBJECT_COVERAGE, is_yes_no, question_disagreements
-from .disagreement import Disagreement, asks_agreement, disagreements, lens_conflicts
-from .relevance import Part, Scorer, Weights, answer_cue, make_part
+from .disagreement import Disagreement, agreement_words, asks_agreement, disagreements, lens_conflicts
+from .relevance import Part, Scorer, Weights, answer_cue, make_part, topic_words
 from .semantic import Similarity
 from .units import Unit, answer_units, with_continuations
 
@@ -254,17 +254,27 @@ def extractive_answer(
     return _finish(sentences, cites, reason)
 
 
+_MONEY_WORDS = topic_words(
+    "price prices pricing cost costs fee fees charge charges bill billing pay paid amount money"
+)
+
+
 def _about_question(
     found: Sequence[Disagreement], question: str, scorer: Scorer, min_coverage: float
 ) -> list[Disagreement]:
     """The lens's conflicts one of whose sides states ``min_coverage`` of the
     question's topic words: a price conflict elsewhere in the collection does
     not answer "Do the billing procedure and the MSA agree on suspension?"."""
-    whole = make_part(question)
+    # the question's subject beyond asking about money and agreement: "Is our
+    # pricing consistent?" has none, so every price conflict answers it
+    words = topic_words(question) - topic_words(agreement_words(question)) - _MONEY_WORDS
+    if not words:
+        return list(found)
+    subject = Part(question, frozenset(words), "none", ())
     return [
         d
         for d in found
-        if max(scorer.coverage(d.first, whole), scorer.coverage(d.second, whole)) >= min_coverage
+        if max(scorer.coverage(d.first, subject), scorer.coverage(d.second, subject)) >= min_coverage
     ]
 
 
