@@ -16,6 +16,22 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 _NEWLINE = re.compile("\n")
+# What precedes a cut passage's text when it is embedded: nothing, its
+# document's name, or the name and its heading path (chosen by
+# cross-validation: docs/decisions.md, "Passage context").
+ContextHeader = Literal["off", "name", "name+path"]
+CONTEXT_HEADERS: ContextHeader = "off"
+_NAME_JOINERS = re.compile(r"[-_]+")
+
+
+def context_header(doc: str, label: str) -> str:
+    """ "master-services-agreement.pdf", "5. Term (page 2)" -> "master services
+    agreement: 5. Term (page 2)"; the name alone when there is no label, and
+    no name when it holds no letter (a numbered document id)."""
+    stem = doc.rsplit("/", 1)[-1]
+    stem = stem.rsplit(".", 1)[0] if "." in stem else stem
+    name = _NAME_JOINERS.sub(" ", stem).strip() if any(c.isalpha() for c in stem) else ""
+    return ": ".join(part for part in (name, label.strip()) if part)
 
 
 def sha256_hex(data: bytes | str) -> str:
@@ -111,9 +127,23 @@ class Passage:
         return f"{self.doc}#{self.index}"
 
     @property
+    def embedding_text(self) -> str:
+        """The text embedded for this passage: a part of a document cut into
+        passages is preceded by what the cut took away from it, the
+        document's name and the passage's heading path ("sla: 2. Uptime
+        commitment > 2.1 Commitment by plan"), as a contextual chunk header;
+        a whole-document passage (BEIR collections) is its text alone
+        (docs/decisions.md, "Passage context")."""
+        if CONTEXT_HEADERS == "off" or self.chunking == "whole":
+            return self.text
+        label = self.label if CONTEXT_HEADERS == "name+path" else ""
+        header = context_header(self.doc, label)
+        return f"{header}\n\n{self.text}" if header else self.text
+
+    @property
     def content_hash(self) -> str:
-        """Key for cached embeddings: same text, same vector."""
-        return sha256_hex(self.text)
+        """Key for cached embeddings: same embedded text, same vector."""
+        return sha256_hex(self.embedding_text)
 
     @property
     def citation(self) -> str:

@@ -188,3 +188,22 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
     if cursor < end:
         spans.append((cursor, end))
     return spans
+
+
+# ------------------------------------------------------------ acronyms
+# A document is often named by its initials ("MSA" for a master services
+# agreement). Acronyms of fewer than three letters are too often ordinary
+# words to be kept. (Searching a query's runs of words as acronyms too,
+# "request for proposal" -> "rfp", lost on Vaswani by cross-validation:
+# "see", "dot", "add" are words; docs/decisions.md.)
+MIN_ACRONYM = 3
+MAX_ACRONYM = 5
+
+
+def name_acronym(doc: str) -> str:
+    """The initials of a document name's words ("master-services-agreement.pdf"
+    -> "msa"); "" when the name has fewer than ``MIN_ACRONYM`` words."""
+    stem = doc.rsplit("/", 1)[-1]
+    stem = stem.rsplit(".", 1)[0] if "." in stem else stem
+    parts = [w for w in re.split(r"[-_\s]+", stem) if w[:1].isalpha()]
+    return "".join(w[0] for w in parts).lower() if MIN_ACRONYM <= len(parts) <= MAX_ACRONYM else ""

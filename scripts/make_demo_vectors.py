@@ -29,7 +29,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         corpus = load_corpus(DEMO, "auto", Library(Path(tmp)))
     embedder = get_embedder()
-    vectors = embedder.embed_passages([p.text for p in corpus.passages], batch_size=EMBED_BATCH)
+    vectors = embedder.embed_passages([p.embedding_text for p in corpus.passages], batch_size=EMBED_BATCH)
     save_precomputed(OUT, corpus.passages, vectors, embedder.model_id)
     print(f"{OUT.relative_to(ROOT)}: {len(corpus.passages)} passages, model {embedder.model_id}")
     return 0

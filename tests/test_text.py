@@ -60,3 +60,13 @@ def test_sentence_spans_of_a_range():
     spans = sentence_spans(text, start, len(text))
     assert spans[0][0] == start and spans[-1][1] == len(text)
     assert [text[s:e].strip() for s, e in spans] == ["Keep one.", "Keep two."]
+
+
+def test_name_acronym_is_the_initials_of_a_three_to_five_word_name():
+    from ragcore.text import name_acronym
+
+    assert name_acronym("master-services-agreement.pdf") == "msa"
+    assert name_acronym("docs/data_processing_addendum.md") == "dpa"
+    assert name_acronym("incident-report-2025-11-18.md") == ""  # two words: too short
+    assert name_acronym("sla.md") == ""
+    assert name_acronym("1234") == ""  # a numbered document (BEIR)

@@ -6,7 +6,8 @@ risk. The documented list (``ABSOLUTES``, one pattern per kind):
 - commitments: guarantee(s/d), warranty/warrants, promise(s/d), and the
   disclaimer "as is" / "as available" (which denies a warranty);
 - always: always, at all times, at every moment, forever, in perpetuity;
-  never (a negative absolute: "never sell your data" asserts it);
+  never, and "nothing ... ever" (negative absolutes: "never sell your data"
+  asserts it);
 - unlimited; 100% / 100 percent; fully; any and all; absolutely; without
   exception; under no circumstances; risk-free / no risk / zero risk.
 
@@ -50,7 +51,8 @@ ABSOLUTES: tuple[tuple[str, str, str], ...] = (
     # "as is": provided with no guarantee of any kind
     ("guarantee", "denial", r"[\"“]?as\s+is[\"”]?(?=\s+(?:and|or|basis)\b|[\"”,.])"),
     ("always", "plain", r"always|at\s+all\s+times|at\s+every\s+moment|forever|in\s+perpetuity"),
-    ("always", "negative", r"never"),
+    # "never", and "nothing ... ever" written apart ("nothing can ever be lost")
+    ("always", "negative", r"never|nothing\s+(?:\w+\s+){0,2}?ever"),
     ("unlimited", "plain", r"unlimited"),
     ("100%", "plain", r"100(?:\.0+)?\s?%|100\s+percent"),
     ("fully", "plain", r"fully"),
@@ -304,7 +306,7 @@ def _statement(phrase: str, matched: str, denies: bool, unquote: bool) -> Statem
 def _denies(f: Finding) -> bool:
     """What a finding's claim denies: "never" denies ("never lose data"), a
     negated absolute denies, and a negated "never" affirms."""
-    return f.negated != (f.matched.lower() == "never")
+    return f.negated != bool(re.match(r"(?:never|nothing)\b", f.matched, re.IGNORECASE))
 
 
 def _quoted_claim(f: Finding) -> bool:

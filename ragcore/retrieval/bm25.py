@@ -31,7 +31,7 @@ import numpy as np
 from scipy import sparse
 
 from ..records import Passage
-from ..text import STOP_LISTS, StopList, identifiers, search_terms
+from ..text import STOP_LISTS, StopList, identifiers, name_acronym, search_terms
 from .bm25_topk import column_max, pruned_top_k
 from .term_blocks import TermBlock, term_block, text_blocks
 
@@ -61,12 +61,21 @@ class BM25Params:
     # Extra copies of each identifier or amount of a query that the index
     # holds: an exact code outweighs several shared ordinary words.
     identifier_boost: int = 1
+    # The heading field also holds the initials of a document name of 3-5
+    # words ("master-services-agreement.pdf" -> "msa", text.name_acronym).
+    # Chosen by cross-validation (docs/decisions.md, "Identifier questions").
+    name_acronyms: bool = True
 
     def plain(self) -> BM25Params:
         """rank_bm25's conventions exactly: both bonuses off, only negative
         idf floored (tokenisation unchanged)."""
         return replace(
-            self, heading_weight=0.0, adjacency_weight=0.0, floor_zero_idf=False, identifier_boost=0
+            self,
+            heading_weight=0.0,
+            adjacency_weight=0.0,
+            floor_zero_idf=False,
+            identifier_boost=0,
+            name_acronyms=False,
         )
 
     def terms(self, text: str) -> list[str]:
@@ -84,6 +93,8 @@ def heading_texts(passages: Iterable[Passage], params: BM25Params | None = None)
     out = []
     for p in passages:
         name = PurePosixPath(p.doc).stem if params.name_in_heading else ""
+        acronym = name_acronym(p.doc) if params.name_acronyms and name else ""
+        name = f"{name} {acronym}" if acronym else name
         out.append(f"{name} {p.label}" if any(c.isalpha() for c in name) else p.label)
     return out
 

@@ -31,7 +31,7 @@ def passage_vectors(
     missing: dict[str, str] = {}
     for p, h in zip(passages, hashes, strict=True):
         if h not in cached and h not in missing:
-            missing[h] = p.text
+            missing[h] = p.embedding_text  # with its contextual header (records.Passage)
     if missing:
         keys = list(missing)
         new: dict[str, np.ndarray] = {}

@@ -64,6 +64,13 @@ TERM_CASES = [
     ("No risk, always on.", [("no risk", False), ("always", False)]),
     ("No setup fee and we always reply.", [("always", False)]),
     ("No matter what happens, your data is always encrypted.", [("always", False)]),
+    # "nothing ... ever" is "never" written apart; a denied promise denies it too
+    ("Nothing will ever be shared.", [("always", False)]),
+    (
+        "Backups are not a promise that nothing can ever be lost: in a failure.",
+        [("promise", True), ("always", True)],
+    ),
+    ("There is nothing whatsoever to fear, ever.", []),
     # bare quantifiers only inside a commitment, as policy pages write them
     ("Whenever your data are in transit, everything is encrypted, and sent using HTTPS.", [("all", False)]),
     ("Any changes to uptime are immediately shown on our status site.", [("all", False)]),
@@ -119,6 +126,19 @@ def test_always_and_never_about_the_same_subject_contradict(make_hits) -> None:
     )
     lens = risk_lens(hits)
     assert lens.contradictions == ((0, 1),)
+
+
+def test_never_contradicts_a_denied_promise_that_nothing_is_ever_lost(make_hits) -> None:
+    hits = make_hits(
+        {
+            "product.md": "We never lose your data.\n",
+            "security.md": "Backups are not a promise that nothing can ever be lost: a region may fail.\n",
+        }
+    )
+    lens = risk_lens(hits)
+    assert len(lens.contradictions) == 1
+    i, j = lens.contradictions[0]
+    assert {lens.findings[i].doc, lens.findings[j].doc} == {"product.md", "security.md"}
 
 
 def test_different_subjects_do_not_contradict(make_hits) -> None:

@@ -10,6 +10,7 @@ import pytest
 from ragcore.corpus import Corpus
 from ragcore.records import Document, Passage
 from ragcore.retrieval import FusionConfig, Retriever
+from ragcore.retrieval.bm25 import BM25Params
 from ragcore.retrieval.retriever import RERANK_DEPTH
 from ragcore.store import Library
 
@@ -196,3 +197,52 @@ def test_default_fusion_is_the_learned_fusion(retriever):
     previous = FusionConfig(method="signals").fuse({"bm25": bm, "dense": dn}, signals)
     assert previous == fusion.DEFAULT_RULE.fuse(bm, dn, signals)
     assert 0.0 <= signals.support <= 1.0
+
+
+def _passage(doc: str, index: int, label: str, text: str, chunking: str = "heading") -> Passage:
+    return Passage(doc, index, 1, 1, 0, len(text), label, text, chunking=chunking)
+
+
+def test_a_document_named_by_its_initials_is_found_by_them():
+    # The agreement's own clause never says "MSA"; a shorter passage elsewhere
+    # holds the same words, and "MSA" occurs in one unrelated body.
+    texts = {
+        ("sla.md", "3.3 Sole remedy"): "Repeated misses: the right to terminate.",
+        ("master-services-agreement.md", "5. Term"): (
+            "Either party has the right to terminate after repeated misses."
+        ),
+        ("order-form.md", "Signatures"): "The MSA is signed by both parties.",
+    }
+    filler = ["How do I reset my password?", "Invoices are sent monthly.", "Support is open on weekdays."]
+    texts.update({(f"faq-{i}.md", "Other"): text for i, text in enumerate(filler * 3)})
+    passages = [_passage(doc, 0, label, text) for (doc, label), text in texts.items()]
+    r = Retriever(Corpus("acr", {}, passages), embedder=ToyEmbedder())
+    hits = r.search("Which MSA section gives the right to terminate after repeated misses?", "bm25", 3).hits
+    assert hits[0].passage.doc == "master-services-agreement.md"
+    plain = Retriever(
+        Corpus("acr", {}, passages), embedder=ToyEmbedder(), bm25_params=BM25Params(name_acronyms=False)
+    )
+    top = plain.search("Which MSA section gives the right to terminate after repeated misses?", "bm25", 3)
+    assert top.hits[0].passage.doc == "sla.md"  # without the rule the body mention wins
+
+
+def test_a_cut_passage_can_be_embedded_with_its_document_and_heading_path(monkeypatch):
+    from ragcore import records
+
+    cut = _passage("service-level-agreement.md", 2, "2. Uptime > 2.1 By plan", "We commit to 99.9%.")
+    whole = _passage("1234", 0, "A title", "A title\nThe text.", chunking="whole")
+    assert records.CONTEXT_HEADERS == "off"  # the shipped choice (docs/decisions.md, "Passage context")
+    assert cut.embedding_text == cut.text and cut.content_hash == records.sha256_hex(cut.text)
+    monkeypatch.setattr(records, "CONTEXT_HEADERS", "name+path")
+    assert cut.embedding_text == "service level agreement: 2. Uptime > 2.1 By plan\n\nWe commit to 99.9%."
+    assert whole.embedding_text == whole.text  # BEIR documents: vectors unchanged
+    assert cut.content_hash != _passage("other.md", 2, cut.label, cut.text).content_hash
+    monkeypatch.setattr(records, "CONTEXT_HEADERS", "name")
+    assert cut.embedding_text == "service level agreement\n\nWe commit to 99.9%."
+    embedder = ToyEmbedder()
+    seen: list[str] = []
+    embedder.embed_passages = lambda texts, batch_size=8: (
+        seen.extend(texts) or ToyEmbedder().embed_passages(texts)
+    )
+    Retriever(Corpus("c", {}, [cut]), embedder=embedder).ensure_dense()
+    assert seen == [cut.embedding_text]
