@@ -168,6 +168,11 @@ _ASKS_AGREEMENT = re.compile(
 )
 
 
+def agreement_words(question: str) -> str:
+    """The words of ``question`` that ask whether sources agree ("consistent", "same", ...)."""
+    return " ".join(_ASKS_AGREEMENT.findall(question))
+
+
 def asks_agreement(question: str) -> bool:
     """Whether the question asks if sources agree (then the lens's own
     conflicts answer it, even where no chosen sentence states them)."""
@@ -182,7 +187,10 @@ def lens_conflicts(lens, limit: int = 2) -> list[Disagreement]:
     for conflict in getattr(lens, "conflicts", ())[:limit]:
         sides = []
         for amount in conflict.amounts[:2]:
-            m = next(m for m in conflict.mentions if round(m.amount, 4) == amount)
+            # each side's first mention, from another document than the first side's when one exists
+            of_amount = [m for m in conflict.mentions if round(m.amount, 4) == amount]
+            other = [m for m in of_amount if not sides or m.doc != sides[0].doc]
+            m = (other or of_amount)[0]
             sides.append(
                 Unit(
                     "sentence",

@@ -234,7 +234,10 @@ class Scorer:
         (a word only in its heading path counts ``weights.label``)."""
         if not part.words:
             return 0.0
-        words, label = self.words.get(id(unit), set()), self.labels.get(id(unit), set())
+        words = self.words.get(id(unit))
+        if words is None:  # a unit not among the retrieved ones (a lens mention)
+            words = content_words(unit.text)
+        label = self.labels.get(id(unit), set())
         total = sum(self.idf(w) for w in part.words)
         got = 0.0
         for w in part.words:

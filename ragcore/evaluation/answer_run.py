@@ -67,8 +67,16 @@ def ask_path(
                 return curated_answer(match)
         found = retriever.search(question, None, ASK_K)
         hits = getattr(found, "hits", found)
+        # as ``ask`` does: the lens reads every passage of the collection that
+        # mentions the question's subject, not only the retrieved ones
         return answer_question(
-            question, hits, lens="auto", env=env, completion=completion, documents=corpus.documents
+            question,
+            hits,
+            lens="auto",
+            env=env,
+            completion=completion,
+            documents=corpus.documents,
+            passages=corpus.passages,
         ).answer
 
     return ask, corpus.documents

@@ -36,7 +36,6 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
-from scipy.optimize import minimize
 
 from .learned_fusion import QUERY_FEATURES, FusionStats, query_vector
 
@@ -186,6 +185,8 @@ def fit_gate(
         dz = -(w * gain * p * (1.0 - p))
         grad = np.r_[x.T @ dz + l2 * theta[:-1] / n, dz.sum()]
         return value, grad
+
+    from scipy.optimize import minimize  # only fitting needs it (0.5 s of start-up)
 
     result = minimize(loss, np.zeros(x.shape[1] + 1), jac=True, method="L-BFGS-B")
     theta = result.x

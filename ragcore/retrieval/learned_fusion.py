@@ -39,7 +39,6 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
-from scipy.optimize import minimize
 
 from .blas import one_blas_thread
 
@@ -210,6 +209,10 @@ def fit(queries: Sequence[TrainingQuery], l2: float = 1.0, trained_on: Sequence[
         total = -float(np.sum(row_weight * target * log_p)) + 0.5 * l2 * float(w @ w) / len(kept)
         grad = x.T @ (row_weight * (p - target)) + l2 * w / len(kept)
         return total, grad
+
+    # Imported here: scipy.optimize costs about 0.5 s of the app's start-up,
+    # and only fitting (the cross-validation script) needs it.
+    from scipy.optimize import minimize
 
     # One BLAS thread: spinning OpenBLAS threads on a busy machine made each
     # step of the fit about 25 times slower (measured, 2 cores, load 15).

@@ -20,7 +20,9 @@ def _claims(answer: Answer) -> list[str]:
 
 def _ask(question: str, docs: dict[str, str]) -> Answer:
     documents, hits = line_corpus(docs)
-    return extractive_answer(question, hits, documents=documents)
+    # these toy lines carry no dense similarity; the claims, not the answer
+    # threshold, are under test, so a part is answered at a fixed 0.9
+    return extractive_answer(question, hits, documents=documents, min_score=0.9)
 
 
 def test_alternatives_are_read_from_the_question() -> None:

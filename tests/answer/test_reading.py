@@ -87,3 +87,59 @@ def test_a_what_question_gets_no_contradiction_between_its_quotes() -> None:
     assert not any(s.kind == "contradiction" for s in what.sentences)
     yes_no = extractive_answer("Does the agreement guarantee uptime?", hits, documents=documents)
     assert any(s.kind == "contradiction" for s in yes_no.sentences)
+
+
+def _mention(amount: float, doc: str, text: str, line: int = 1):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(
+        amount=amount,
+        text=text,
+        doc=doc,
+        first_line=line,
+        last_line=line,
+        label=doc,
+        pages=(),
+        hit_rank=1,
+        offset=0,
+    )
+
+
+def test_a_lens_conflict_is_cited_across_documents_and_only_when_about_the_question() -> None:
+    from types import SimpleNamespace
+
+    from ragcore.answer.disagreement import lens_conflicts
+
+    price = SimpleNamespace(
+        amounts=(1199.0, 999.0),
+        relation="conflict",
+        mentions=(
+            _mention(
+                1199.0, "minutes.md", "A proposal to raise the Business price from $999 to $1,199 a month.", 1
+            ),
+            _mention(
+                999.0, "minutes.md", "A proposal to raise the Business price from $999 to $1,199 a month.", 1
+            ),
+            _mention(999.0, "notes.md", "The Business price is $999 a month.", 3),
+        ),
+    )
+    lens = SimpleNamespace(conflicts=(price,))
+    (pair,) = lens_conflicts(lens)
+    assert {pair.first.doc, pair.second.doc} == {"minutes.md", "notes.md"}  # not one document twice
+    docs = {
+        "billing.md": "An account more than 45 days overdue is suspended after ten days' written notice.\n",
+        "contract.md": "The provider may suspend an overdue account after giving ten days' notice.\n",
+        "notes.md": "\n\nThe Business price is $999 a month.\n",
+    }
+    documents, hits = line_corpus(docs)
+    asked = extractive_answer(
+        "Is the Business price consistent?", hits, lens, documents=documents, min_score=0.0
+    )
+    assert any(s.kind == "conflict" for s in asked.sentences)
+    other = extractive_answer(
+        "Do billing and the contract agree on when an overdue account is suspended?",
+        hits,
+        lens,
+        documents=documents,
+    )
+    assert not any(s.kind == "conflict" and "$999" in s.text for s in other.sentences)

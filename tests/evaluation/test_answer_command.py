@@ -160,3 +160,28 @@ def test_curated_answers_are_reported_apart(fresh_home, capsys) -> None:
     assert modes["p1"] == "curated" and modes["f1"] != "curated"
     # the default figures stay those of the computed answers
     assert {q["id"]: q["mode"] for q in on["answers"]["per_question"]}["p1"] != "curated"
+
+
+def test_the_eval_ask_path_gives_the_lens_the_collection_as_ask_does(monkeypatch, tmp_path) -> None:
+    """``eval --answers`` answers as ``ask`` does: documents and every passage
+    of the collection go to the answer (the lens reads beyond the top 10)."""
+    import ragcore.answer.pipeline as pipeline
+    import ragcore.cli as cli
+    from ragcore.evaluation.answer_run import answer_env, ask_path
+
+    corpus = type("Corpus", (), {"documents": {"a.md": object()}, "passages": ["p1", "p2"]})()
+    retriever = type("Retriever", (), {"search": lambda self, q, mode, k: []})()
+    monkeypatch.setattr(cli, "open_corpus", lambda args: (corpus, None))
+    monkeypatch.setattr(cli, "make_retriever", lambda c, lib: retriever)
+    seen: dict = {}
+
+    def fake_answer(question, hits, **kwargs):
+        seen.update(kwargs)
+        raise StopIteration
+
+    monkeypatch.setattr(pipeline, "answer_question", fake_answer)
+    ask, documents = ask_path(tmp_path, answer_env(None))
+    with pytest.raises(StopIteration):
+        ask("Is our pricing consistent?")
+    assert seen["passages"] is corpus.passages and seen["documents"] is corpus.documents
+    assert documents is corpus.documents

@@ -156,3 +156,13 @@ def test_retriever_gated_method_uses_the_given_gate():
     assert [h.score for h in fused.search(question, mode="hybrid", k=4).hits] == pytest.approx(
         [s for _, s in expected]
     )
+
+
+def test_fusion_import_leaves_scipy_optimize_out():
+    """Only fitting needs scipy.optimize (about 0.5 s of the app's start-up)."""
+    import subprocess
+    import sys
+
+    code = "import sys, ragcore.retrieval.fusion; print('scipy.optimize' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
