@@ -8,7 +8,6 @@ documents skip when ../shared is absent, and fail under CI=true."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ import pytest
 from ragcore.documents import load_path
 from ragcore.evaluation.answers import normalise
 from ragcore.evaluation.goldset import load_goldset
+from tests.conftest import require_shared
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLD = ROOT / "eval" / "dev-answers.gold.json"
@@ -30,16 +30,13 @@ def raw() -> dict:
 
 @pytest.fixture(scope="module")
 def documents(raw):
-    if not SHARED_DOCS.is_dir():
-        message = f"../shared/documents not found at {SHARED_DOCS.resolve()}"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message + " (CI=true: the shared folder is required)")
-        pytest.skip(message)
+    folder = require_shared(SHARED_DOCS)  # skipped without ../shared, a failure under CI=true
     names = {j["doc"] for q in raw["questions"] for j in q["judgements"]}
-    return {name: load_path(SHARED_DOCS / name, name) for name in sorted(names)}
+    return {name: load_path(folder / name, name) for name in sorted(names)}
 
 
 def test_loads_with_answerable_and_unanswerable_questions(raw):
+    require_shared(SHARED_DOCS)  # loading checks that the gold set's corpus folder exists
     gold = load_goldset(GOLD)
     keyed = [q for q in gold.questions if q.answer is not None]
     assert len(keyed) == len(raw["questions"])

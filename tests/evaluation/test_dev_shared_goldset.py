@@ -5,7 +5,6 @@ the documents skip when ../shared is absent, and fail under CI=true."""
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 
@@ -13,6 +12,7 @@ import pytest
 
 from ragcore.documents import load_path
 from ragcore.evaluation.goldset import load_goldset, resolve_spans
+from tests.conftest import require_shared
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLD = ROOT / "eval" / "dev-shared.gold.json"
@@ -27,13 +27,9 @@ def raw() -> dict:
 
 @pytest.fixture(scope="module")
 def documents(raw):
-    if not SHARED_DOCS.is_dir():
-        message = f"../shared/documents not found at {SHARED_DOCS.resolve()}"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message + " (CI=true: the shared folder is required)")
-        pytest.skip(message)
+    folder = require_shared(SHARED_DOCS)  # skipped without ../shared, a failure under CI=true
     names = {j["doc"] for q in raw["questions"] for j in q["judgements"]}
-    return {name: load_path(SHARED_DOCS / name, name) for name in sorted(names)}
+    return {name: load_path(folder / name, name) for name in sorted(names)}
 
 
 def test_judged_by_line_spans_only(raw):
