@@ -7,6 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from ragcore.documents import load_path
+from ragcore.records import Document
+
 # ../shared from the repository root: real documents and benchmarks that CI has
 # but a fresh checkout may not.
 SHARED_DIR = Path(__file__).resolve().parents[1] / ".." / "shared"
@@ -26,6 +29,14 @@ def require_shared(path: Path) -> Path:
     if not path.exists():
         missing_shared(f"{path} not present")
     return path
+
+
+def judged_shared_documents(gold: dict) -> dict[str, Document]:
+    """The ../shared/documents a gold file over them judges, loaded by name
+    (skipped without ../shared, a failure under CI=true)."""
+    folder = require_shared(SHARED_DIR / "documents")
+    names = {j["doc"] for q in gold["questions"] for j in q["judgements"]}
+    return {name: load_path(folder / name, name) for name in sorted(names)}
 
 
 @pytest.fixture(scope="session")

@@ -12,10 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from ragcore.documents import load_path
 from ragcore.evaluation.answers import normalise
 from ragcore.evaluation.goldset import load_goldset
-from tests.conftest import require_shared
+from tests.conftest import judged_shared_documents, require_shared
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLD = ROOT / "eval" / "dev-answers.gold.json"
@@ -30,9 +29,7 @@ def raw() -> dict:
 
 @pytest.fixture(scope="module")
 def documents(raw):
-    folder = require_shared(SHARED_DOCS)  # skipped without ../shared, a failure under CI=true
-    names = {j["doc"] for q in raw["questions"] for j in q["judgements"]}
-    return {name: load_path(folder / name, name) for name in sorted(names)}
+    return judged_shared_documents(raw)
 
 
 def test_loads_with_answerable_and_unanswerable_questions(raw):

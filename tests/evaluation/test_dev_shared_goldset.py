@@ -10,14 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from ragcore.documents import load_path
 from ragcore.evaluation.goldset import load_goldset, resolve_spans
-from tests.conftest import require_shared
+from tests.conftest import judged_shared_documents
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLD = ROOT / "eval" / "dev-shared.gold.json"
 DEMO = ROOT / "eval" / "demo.gold.json"
-SHARED_DOCS = ROOT / ".." / "shared" / "documents"
 
 
 @pytest.fixture(scope="module")
@@ -27,9 +25,7 @@ def raw() -> dict:
 
 @pytest.fixture(scope="module")
 def documents(raw):
-    folder = require_shared(SHARED_DOCS)  # skipped without ../shared, a failure under CI=true
-    names = {j["doc"] for q in raw["questions"] for j in q["judgements"]}
-    return {name: load_path(folder / name, name) for name in sorted(names)}
+    return judged_shared_documents(raw)
 
 
 def test_judged_by_line_spans_only(raw):
