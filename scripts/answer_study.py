@@ -35,6 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from ragcore.answer.claims import SUBJECT_COVERAGE  # noqa: E402
 from ragcore.answer.extractive import KEEP_RATIO, PER_PART, extractive_answer  # noqa: E402
 from ragcore.answer.relevance import Weights  # noqa: E402
 from ragcore.answer.semantic import similarity_for  # noqa: E402
@@ -44,13 +45,13 @@ from ragcore.evaluation.goldset import load_goldset  # noqa: E402
 from ragcore.lenses import choose_lens, run_lens  # noqa: E402
 
 GRID = {
-    "min_score": (0.8, 0.9, 1.0, 1.1, 1.2),
+    "min_score": (0.9, 1.0, 1.1, 1.2),
     "anchor_names": (False, True),
     "cue": (0.3,),
     "dense": (1.5,),
-    "subject_coverage": (0.2,),
-    "keep_ratio": (0.5,),
-    "per_part": (5,),
+    "subject_coverage": (SUBJECT_COVERAGE,),
+    "keep_ratio": (KEEP_RATIO,),
+    "per_part": (PER_PART,),
 }
 # The bound on answer length: a setting whose answers are longer (median
 # words over the questions it is chosen on) is not eligible.
