@@ -26,6 +26,7 @@ from ragcore.lenses.money.subjects import (
     _tokens,
 )
 from ragcore.lenses.money.tables import _table_context, _table_headers, _table_subject
+from ragcore.lenses.money.titles import markdown_table_titles, pdf_table_title
 from ragcore.lenses.spans import phrase_bounds
 from ragcore.text import sentence_spans
 
@@ -48,6 +49,7 @@ class FigureMatch:
     phrase_end: int
     mark: TimeMark = field(default_factory=TimeMark)  # when the text says the amount holds
     stance: Stance = "stated"  # only stated amounts are compared
+    table: str | None = None  # the title of the table the amount stands in, when one is found
 
 
 _CONTINUATION = re.compile(
@@ -240,6 +242,34 @@ def _inherit_unit(amounts: list[_Amount], k: int, marks: list[TimeMark]) -> str 
     return same[0].period if same else None
 
 
+def _prose_figure(
+    text: str,
+    amt: _Amount,
+    around: tuple[_Amount | None, _Amount | None],
+    where: tuple[str, str],
+    before: tuple[str, str | None],
+) -> tuple[str, str | None, str | None, tuple[int, int]]:
+    """(subject, billing, period, phrase) of an amount in running text, between
+    the amounts ``around`` it; ``where`` is (label, prior text), ``before`` the
+    subject and billing of the amount before (which a continuation takes)."""
+    prev, nxt = around
+    prev_base, prev_billing = before
+    label, prior = where
+    # the amount's own stretch of the sentence: from the previous amount to the next
+    seg_start = prev.stop if prev else amt.sentence[0]
+    seg_end = nxt.start if nxt else amt.sentence[1]
+    continuation = prev is not None and _CONTINUATION.fullmatch(_mask_time(text[seg_start : amt.start]))
+    # "$48 for the full year or $4 per month": one subject for both
+    # a heading names the price under it ("## Starter" / "$49 a month"), not
+    # every total in its prose: only an amount with a unit falls back to it
+    fallback = _fallback_subject(text, amt.sentence[0], label if amt.period else "", prior)
+    base = prev_base if continuation else _prose_subject(text, amt, seg_start, fallback)
+    billing = _billing_term(text, seg_start, seg_end, amt.start, amt.stop)
+    if billing is None and continuation:
+        billing = prev_billing
+    return base, billing, amt.period, phrase_bounds(text, amt.sentence, amt.start)
+
+
 def extract_figures(
     text: str, label: str = "", context: date | None = None, prior: str = "", above: str = ""
 ) -> list[FigureMatch]:
@@ -256,6 +286,7 @@ def extract_figures(
     spans = sentence_spans(text)
     amounts = _find_amounts(text, spans, above)
     headers = _table_headers(text) if amounts else {}
+    titles = markdown_table_titles(text, label) if amounts else {}
     found: list[FigureMatch] = []
     prev_base, prev_billing = "", None
     marks = _respectively([_time_of(text, amounts, k, context) for k in range(len(amounts))], text, amounts)
@@ -264,29 +295,17 @@ def extract_figures(
         nxt = amounts[k + 1] if k + 1 < len(amounts) and amounts[k + 1].sentence == amt.sentence else None
         table = _table_context(text, amt.line, amt.start, headers)
         row = pdf_row(text, amt.line, amt.start, above) if table is None else None
+        title = titles.get(amt.line[0]) if table is not None else None
         if table is not None:
             base, billing, period, phrase = _table_figure(text, amt, table)
         elif row is not None and row.label:
             base, billing, period, phrase = _row_subject(row.label), None, amt.period, amt.line
+            title = pdf_table_title(above + text, len(above) + amt.line[0])
             # a cell is dated by its column, never by running text around the table
             marks[k] = year_mark(row.year) if row.year is not None else TimeMark()
         else:
-            # the amount's own stretch of the sentence: from the previous amount to the next
-            seg_start = prev.stop if prev else amt.sentence[0]
-            seg_end = nxt.start if nxt else amt.sentence[1]
-            continuation = prev is not None and _CONTINUATION.fullmatch(
-                _mask_time(text[seg_start : amt.start])
-            )
-            # "$48 for the full year or $4 per month": one subject for both
-            # a heading names the price under it ("## Starter" / "$49 a month"), not
-            # every total in its prose: only an amount with a unit falls back to it
-            fallback = _fallback_subject(text, amt.sentence[0], label if amt.period else "", prior)
-            base = prev_base if continuation else _prose_subject(text, amt, seg_start, fallback)
-            billing = _billing_term(text, seg_start, seg_end, amt.start, amt.stop)
-            if billing is None and continuation:
-                billing = prev_billing
-            period = amt.period
-            phrase = phrase_bounds(text, amt.sentence, amt.start)
+            before = (prev_base, prev_billing)
+            base, billing, period, phrase = _prose_figure(text, amt, (prev, nxt), (label, prior), before)
         period = period or _inherit_unit(amounts, k, marks)
         subject = f"{base} / billed {billing}" if billing and base else base
         raw = text[amt.start : amt.stop].strip()
@@ -294,7 +313,7 @@ def extract_figures(
         stance = _stance(text, amt if table is None and row is None else replace(amt, sentence=amt.line))
         found.extend(
             FigureMatch(
-                value, amt.currency, period, raw, a, b, subject, billing, *phrase[:2], marks[k], stance
+                value, amt.currency, period, raw, a, b, subject, billing, *phrase[:2], marks[k], stance, title
             )
             for value, a, b in amt.values
         )
