@@ -56,7 +56,7 @@ _CONTINUATION = re.compile(
     # what may stand between two amounts of one subject: "$48 for the full year or $4 per month",
     # "$18.4M at <date>, up from $12.9M", "$0.02 from <date>; it was $0.03"
     r"(?:\s*(?:,|;|:|or|and|/|vs\.?|versus|to|-|–|—|―|\(|then|just|only|at|on|in|up|down|from|was|were|is|now|"
-    r"it|this|that|which|previous(?:ly)?|formerly|earlier|old|new|rate|price|compared|against|with|§|"
+    r"it|this|that|which|previous(?:ly)?|formerly|earlier|old|new|rate|price|compared|against|§|"
     # "decreased $743.5 million, or 42%, from $1.8 billion": a percentage of the same change
     r"\d+(?:\.\d+)?\s?%)\s*)*",
     re.IGNORECASE,
@@ -72,7 +72,7 @@ _THRESHOLD_AFTER = re.compile(
 )
 _FORECAST = re.compile(
     r"\b(?:expect(?:s|ed)?|forecast(?:s|ed)?|target(?:s|ed)?|projected|projection|budget(?:ed)?|goal|"
-    r"estimate[sd]?|aim(?:s)?\s+(?:to|for)|(?:we|i|they|you)\s+plan(?:s|ned)?\s+(?:for|to)|our\s+plan\s+for)\b",
+    r"estimated?|(?:we|they|management)\s+estimates|aim(?:s)?\s+(?:to|for)|(?:we|i|they|you)\s+plan(?:s|ned)?\s+(?:for|to)|our\s+plan\s+for)\b",
     re.IGNORECASE,
 )
 _PROPOSAL = re.compile(
@@ -141,6 +141,8 @@ def _prose_subject(text: str, amt: _Amount, segment_start: int, fallback: str) -
     if np_words and np_words[-1] in _OBJECT_VERBS:
         # "... also included $1.2 billion of stock-based compensation expense": the object names it
         return _of_phrase_after(text, amt)
+    if not np_words and not quantity and (named_of := _of_phrase_after(text, amt)):
+        return named_of  # a sentence that opens on the amount: "$250 million of insurance expense was ..."
     before = text[amt.sentence[0] : amt.start]
     if not np_words or quantity or proper or np_words[-1] in _PRONOUNS:
         kept = np_words if np_words and np_words[-1] not in _PRONOUNS else []
@@ -159,7 +161,8 @@ _OBJECT_VERBS = frozenset(
     "include includes included including record records recorded recognize recognizes recognized "
     "recognise recognises recognised incur incurs incurred report reports reported".split()
 )
-_OF_AFTER = re.compile(r"[ \t\n]+of[ \t\n]+((?:[A-Za-z][\w-]*[ \t\n]+){0,4}[A-Za-z][\w-]*)")
+# "of" may touch the amount: PDF text glues it to a multiplier ("$270.3 millionof insurance expense")
+_OF_AFTER = re.compile(r"[ \t\n]*of[ \t\n]+((?:[A-Za-z][\w-]*[ \t\n]+){0,4}[A-Za-z][\w-]*)")
 
 
 def _of_phrase_after(text: str, amt: _Amount) -> str:
@@ -168,7 +171,12 @@ def _of_phrase_after(text: str, amt: _Amount) -> str:
     m = _OF_AFTER.match(text, amt.stop, amt.sentence[1])
     if m is None:
         return ""
-    words = list(itertools.takewhile(lambda w: w not in _STOP, (_clean_word(t) for t in _tokens(m.group(1)))))
+    words: list[str] = []
+    for w in (_clean_word(t) for t in _tokens(m.group(1))):
+        # the phrase ends at a function word, or a participle after its noun ("of costs related to")
+        if w in _STOP or (words and w.endswith("ed")):
+            break
+        words.append(w)
     return _normalise_phrase(words) if _names_something(words) else ""
 
 
@@ -290,6 +298,7 @@ def extract_figures(
     found: list[FigureMatch] = []
     prev_base, prev_billing = "", None
     marks = _respectively([_time_of(text, amounts, k, context) for k in range(len(amounts))], text, amounts)
+    marks = _components(marks, text, amounts)
     for k, amt in enumerate(amounts):
         prev = amounts[k - 1] if k and amounts[k - 1].sentence == amt.sentence else None
         nxt = amounts[k + 1] if k + 1 < len(amounts) and amounts[k + 1].sentence == amt.sentence else None
@@ -342,6 +351,32 @@ def _respectively(marks: list[TimeMark], text: str, amounts: list[_Amount]) -> l
         if len(listed) == len(years) and joined and all(len(amounts[k].values) == 1 for k in listed):
             for k, year in zip(listed, years, strict=True):
                 out[k] = year_mark(year, marks[k].tense)
+    return out
+
+
+# A total followed by what it is made of: "..., which primarily consisted of", "comprising".
+_COMPONENTS = re.compile(
+    r"\b(?:consist(?:ed|ing|s)?|compris(?:ed|ing|es?)|made\s+up)\s+(?:\w+\s+)?of\b|\bcompris(?:ed|ing|es?)\b",
+    re.IGNORECASE,
+)
+
+
+def _components(marks: list[TimeMark], text: str, amounts: list[_Amount]) -> list[TimeMark]:
+    """ "$267 million for the year ended <date>, which primarily consisted of
+    proceeds of $3.8 billion and ... $0.5 billion": the parts listed after a
+    dated total in its sentence are of the total's time, unless dated themselves."""
+    out = list(marks)
+    for k, amt in enumerate(amounts):
+        nxt = k + 1
+        if out[k].when is None or nxt >= len(amounts) or amounts[nxt].sentence != amt.sentence:
+            continue
+        if not _COMPONENTS.search(text, amt.stop, amounts[nxt].start):
+            continue
+        for j in range(nxt, len(amounts)):
+            if amounts[j].sentence != amt.sentence or out[j].when not in (None, out[k].when):
+                break  # a part dated otherwise ends the list
+            if out[j] == TimeMark():
+                out[j] = out[k]
     return out
 
 
