@@ -3,7 +3,8 @@
 Absolute wording is where a policy over-promises or a contract takes on
 risk. The documented list (``ABSOLUTES``, one pattern per kind):
 
-- commitments: guarantee(s/d), warranty/warrants, promise(s/d), and the
+- commitments: guarantee(s/d), warranty/warrants (and the verb "warrant"
+  before "that"/"and": "The Parties warrant that"), promise(s/d), and the
   disclaimer "as is" / "as available" (which denies a warranty);
 - always: always, at all times, at every moment, forever, in perpetuity;
   never, and "nothing ... ever" (negative absolutes: "never sell your data"
@@ -13,10 +14,12 @@ risk. The documented list (``ABSOLUTES``, one pattern per kind):
 
 Bare quantifiers and modals are absolute only inside a commitment: "all",
 "every", "any" or "everything" starting a clause's subject that is followed by
-is/are/will be and a past participle ("all data is encrypted", "every access
-is logged"), and must/will/shall with a deadline ("must respond within 4
-hours"). A word that names a clause or refers back ("7. Warranties and
-disclaimers", "breach of this warranty") is not a claim.
+is/are/will be (legal English: shall be) and a past participle ("all data is
+encrypted", "every access is logged", "(2) any dispute ... is resolved"), and
+must/will/shall with a deadline ("must respond within 4 hours"). A word that
+names a clause or refers back ("7. Warranties and disclaimers", "breach of
+this warranty", "breach of any warranties", "the guarantees provided for under
+these clauses", "the warranty in paragraph (a)") is not a claim.
 
 Negation, as NegEx does (Chapman et al. 2001): a negating word a few words
 before the term in its clause ("no guarantees", "not always", "does not
