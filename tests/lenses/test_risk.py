@@ -82,9 +82,15 @@ TERM_CASES = [
     ("You must agree to the terms.", []),
     # contract wording (session 5, from the held-out data-processing addenda)
     ("The Parties warrant that they know of no conflicting law.", [("warranty", False)]),
-    ("The vendor and the reseller warrant and undertake that the data is kept in the EU.", [("warranty", False)]),
+    (
+        "The vendor and the reseller warrant and undertake that the data is kept in the EU.",
+        [("warranty", False)],
+    ),
     ("Police need the necessary warrant, a subpoena or a court order.", []),  # a court's warrant
-    ("The terms are governed by Irish law and (2) any claim arising from them is decided in Dublin.", [("all", False)]),
+    (
+        "The terms are governed by Irish law and (2) any claim arising from them is decided in Dublin.",
+        [("all", False)],
+    ),
     ("(b) Any claim arising from this licence shall be settled by arbitration in Geneva.", [("all", False)]),
     ("In giving the warranty in paragraph (c), the buyer relied on its audit.", []),
     ("A change that weakens the guarantees provided for under these terms of sale is notified.", []),
