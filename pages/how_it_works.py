@@ -94,8 +94,14 @@ def ms(key: str) -> str:
 stage(
     3,
     "Words: BM25",
-    "Passages are scored on shared words (lower-cased, stop words dropped, Snowball-stemmed), with a "
-    "bonus for query words in the passage's heading path and for query words that appear side by side in the passage, as in the question.",
+    "Passages are scored on shared words (lower-cased, stop words dropped, Snowball-stemmed; codes such "
+    "as ISO-27001 or v2.3.1 and amounts such as $1,199 are also indexed whole), with a bonus for query "
+    "words in the passage's heading path or its document's name"
+    + (
+        ", and for query words that appear side by side in the passage, as in the question."
+        if figures.adjacency_weight
+        else " (a bonus for words side by side was measured and is off)."
+    ),
     {
         "k1 / b": f"{figures.bm25_k1} / {figures.bm25_b}",
         "Heading / adjacency bonus": f"{figures.heading_weight} / {figures.adjacency_weight}",
@@ -119,8 +125,8 @@ stage(
         "Index ready": "yes" if facts.dense_ready else "not yet",
         "Query embed / search": f"{ms('embed_query')} / {ms('dense')}",
     },
-    "Known limit: everything is held in memory on one machine; tens of thousands of passages are "
-    "fine, millions are not what this is built for.",
+    "Known limit: the embedded index lives on one machine (vectors kept compact and memory-mapped; "
+    "about a million passages fit in a few GB); past that, point ragcore at Milvus (README, Scaling out).",
 )
 
 

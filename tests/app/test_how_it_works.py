@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ragcore.retrieval.bm25 import BM25Params
 from tests.app.helpers import start
 
 
@@ -24,7 +25,10 @@ def test_how_it_works_shows_live_figures_and_last_query_timings(app_env) -> None
     assert {"BM25", "Dense search", "Fusion", "Lens and answer", "Total"} <= set(timings["Stage"])
     assert (timings["Milliseconds"] >= 0).all()
     text = " ".join(c.value for c in at.caption)
-    assert "synonym" in text and "cross-encoder" in text and "memory" in text  # the known limits
+    assert "synonym" in text and "cross-encoder" in text and "Milvus" in text  # the known limits
+    # The BM25 stage claims the side-by-side bonus only when it is on.
+    bm25 = next(m.value for m in at.markdown if "Snowball-stemmed" in m.value)
+    assert ("side by side in the passage, as in" in bm25) == bool(BM25Params().adjacency_weight)
 
 
 def test_last_query_follows_the_collection_in_view(app_env) -> None:

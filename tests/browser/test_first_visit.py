@@ -157,6 +157,8 @@ def test_remove_asks_for_confirmation(visit, tmp_path) -> None:
     count = int(re.search(r"\d+", before).group())
     add_to_library(tab, [note])
     tab.get_by_test_id("stAlertContentSuccess").filter(has_text=f"note-{stamp}").wait_for(timeout=240_000)
+    # The outcome is drawn before the documents list of the same run: wait for the new count.
+    tab.get_by_role("heading", name=f"Documents ({count + 1})").wait_for()
     tab.get_by_test_id("stSelectbox").filter(has_text="Document").locator("input").first.fill(note.name)
     tab.keyboard.press("Enter")
     tab.get_by_role("button", name="Remove from library").click()

@@ -7,7 +7,11 @@ the render after the file row appears. A click in that gap submits an empty
 form ("Choose one or more files first."), which on a loaded machine happened
 in about one run in three. So: wait until every file's chip is drawn without its
 uploading spinner and the button is enabled, then press it; if the form still arrived
-empty, the upload finished meanwhile and a second press sends it."""
+empty, the upload finished meanwhile and a second press sends it.
+
+The uploader is found by its label: the Library page has another one (the
+curated layer's JSON import), and under load the previous page's uploaders
+can still be on screen while the Library renders."""
 
 from __future__ import annotations
 
@@ -16,12 +20,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 EMPTY_FORM = "Choose one or more files first."
+UPLOADER_LABEL = "Add PDF, Markdown or text files"
 SETTLE_S = 60.0
 
 
 def add_to_library(tab, files: Sequence[Path | str]) -> None:
-    uploader = tab.locator("[data-testid='stFileUploader']").first
-    uploader.locator("input[type='file']").first.set_input_files([str(f) for f in files])
+    uploader = tab.get_by_test_id("stFileUploader").filter(has_text=UPLOADER_LABEL).first
+    uploader.locator("input[type='file'][multiple]").first.set_input_files([str(f) for f in files])
     button = tab.get_by_role("button", name="Add to library")
     _wait_uploaded(uploader, button, len(files))
     button.click()

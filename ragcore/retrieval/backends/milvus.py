@@ -1,6 +1,6 @@
 """A library collection's passages indexed in Milvus (Lite, server or cluster).
 
-BM25 (a Milvus BM25 function over the analysed text), dense (HNSW, COSINE)
+BM25 (a Milvus BM25 function over the passages' own tokens), dense (HNSW, COSINE)
 and hybrid (Milvus's RRF or weighted ranker) all run in Milvus. The library
 stays the source of truth: ``sync`` makes the Milvus collection hold exactly
 the given passages (adding new keys, deleting vanished ones), so uploads,
@@ -258,7 +258,7 @@ class MilvusIndex:
             part = rows[start : start + INSERT_BATCH]
             chunk = [passages[i] for i in part]
             vectors = vectors_for(part)
-            data = schema.rows(chunk, [keys[i] for i in part], vectors, collection)
+            data = schema.rows(chunk, [keys[i] for i in part], vectors, collection, self.bm25_params)
             self._long("insert passages", "insert", self.name, data, timeout=WRITE_TIMEOUT_S)
             if (
                 self.target.kind == "milvus-lite"
@@ -315,12 +315,16 @@ class MilvusIndex:
     # ------------------------------------------------------------- search
 
     def bm25(self, question: str, k: int) -> Ranked:
-        """BM25 over the analysed text, in Milvus."""
+        """BM25 over the passages' terms, in Milvus (the question tokenised
+        as the passages were)."""
+        terms = schema.milvus_terms(question, self.bm25_params)
+        if not terms:
+            return []
         res = self._do(
             "search (BM25)",
             "search",
             self.name,
-            data=[question],
+            data=[terms],
             anns_field="sparse",
             search_params=schema.bm25_params(),
             limit=k,
@@ -362,8 +366,9 @@ class MilvusIndex:
         """Milvus's own fusion of its BM25 and dense top ``depth``."""
         from pymilvus import AnnSearchRequest, RRFRanker, WeightedRanker
 
+        terms = schema.milvus_terms(question, self.bm25_params) or "zz"  # no terms: no BM25 hit
         requests = [
-            AnnSearchRequest(data=[question], anns_field="sparse", param=schema.bm25_params(), limit=depth),
+            AnnSearchRequest(data=[terms], anns_field="sparse", param=schema.bm25_params(), limit=depth),
             AnnSearchRequest(
                 data=[np.asarray(vector, dtype=np.float32).tolist()],
                 anns_field="dense",

@@ -3,8 +3,9 @@
 Same modes, same ``SearchResult``, same per-stage traces as the embedded
 retriever; only where the signals run changes. BM25 and dense rankings come
 from Milvus; hybrid is fused by the project's own fusion when that is the
-configured method (the default, ``signals``, whose query statistics come
-from ``term_stats.TermStats``; or ``agreement``), and by Milvus's RRF or
+configured method (the default, ``FusionConfig()``, and every method other
+than ``rrf`` and ``convex``; query statistics come from
+``term_stats.TermStats``), and by Milvus's RRF or
 weighted ranker when the fusion method is ``rrf`` or ``convex``. Milvus's weighted ranker
 normalises scores with arctan, not min-max, so ``convex`` orders can differ
 from the embedded ones.
@@ -220,7 +221,7 @@ class MilvusRetriever(Retriever):
         self, question: str, mode: Mode, k: int, log: CallLog
     ) -> tuple[Ranking, dict[str, dict[int, StageTrace]]]:
         if mode not in ("hybrid", "rerank") or self.fusion.method not in ("rrf", "convex"):
-            # The project's fusion (the default, ``signals``, or ``agreement``)
+            # The project's fusion (the default and every method but rrf/convex)
             # over the two Milvus lists, as in the embedded retriever.
             return super()._rank(question, mode, k, log)
         bm = self._bm25_ranking(question, CANDIDATES, log)

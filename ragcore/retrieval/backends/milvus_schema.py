@@ -1,7 +1,8 @@
 """The Milvus side of one library collection: names, schema, rows.
 
-One Milvus collection per library collection holds each passage's text
-(analysed, feeding a BM25 function into a sparse field), its 384-d dense
+One Milvus collection per library collection holds each passage's text, its
+BM25 terms (the embedded index's tokens, analysed by Milvus into a sparse
+field by a BM25 function), its 384-d dense
 vector (COSINE) and the fields a hit needs (doc, first/last line, label,
 collection). A passage's primary key hashes everything that makes it that
 passage under that embedding model, so a changed passage, a re-chunked
@@ -16,7 +17,6 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from ...records import Passage, sha256_hex
-from ...text import STOP_WORDS
 from ..bm25 import BM25Params
 
 TEXT_MAX_BYTES = 60_000  # Milvus VARCHAR holds at most 65,535 bytes
@@ -26,14 +26,32 @@ META_COLLECTION = "ragcore_meta"
 BLOB_COLLECTION = "ragcore_blobs"  # per-collection term statistics, in parts
 BLOB_PART_CHARS = 60_000
 
-# Milvus's standard tokenizer with a lower-case filter and the project's own
-# stop list; it does not stem (the embedded BM25 does), so the two BM25
-# orders differ where stemming joins word forms. Every filter here exists in
-# Milvus proper and in Milvus Lite alike.
-ANALYZER = {
-    "tokenizer": "standard",
-    "filter": ["lowercase", {"type": "stop", "stop_words": sorted(STOP_WORDS)}],
-}
+# BM25 in Milvus scores the project's own tokens (``BM25Params.terms``:
+# stemmed, the stop list, identifiers and amounts whole as well as by their
+# parts), written space-separated into a ``terms`` field, so both backends
+# tokenise alike (Milvus Lite has no stemmer filter). Milvus's standard
+# tokenizer keeps a run of letters and digits whole; a token holding any
+# other character ("iso27001" stays, "v2.3.1" and "$1199" do not) is written
+# as a fixed alphanumeric name made from its hash.
+ANALYZER = {"tokenizer": "standard"}
+_PLAIN_TOKEN = re.compile(r"[a-z0-9]{1,40}")
+# Part of every collection name: a collection made under an older layout
+# (v1 analysed the raw text) is never reused; the library re-syncs a new one.
+LAYOUT = "v2"
+
+
+def milvus_token(token: str) -> str:
+    """``token`` as Milvus's standard tokenizer will keep it: itself when it
+    is plain letters and digits, else a hash-named stand-in."""
+    return token if _PLAIN_TOKEN.fullmatch(token) else "zz" + sha256_hex(token)[:16]
+
+
+def milvus_terms(text: str, params: BM25Params, max_bytes: int = 60_000) -> str:
+    """The ``terms`` field of a passage (or the text of a BM25 query)."""
+    out = " ".join(milvus_token(t) for t in params.terms(text))
+    return out if len(out) <= max_bytes else out[:max_bytes].rsplit(" ", 1)[0]
+
+
 HNSW = {"M": 16, "efConstruction": 200}
 MIN_EF = 200  # search breadth; raised to the limit when a search asks for more
 
@@ -42,12 +60,12 @@ def collection_name(library_collection: str, dim: int) -> str:
     """A valid Milvus name for a library collection: letters, digits and
     underscores, made unique by a hash of the original name."""
     readable = re.sub(r"[^A-Za-z0-9_]", "_", library_collection)[:40]
-    return f"rc_{readable}_{sha256_hex(library_collection)[:10]}_d{dim}"
+    return f"rc_{readable}_{sha256_hex(library_collection)[:10]}_d{dim}_{LAYOUT}"
 
 
 def folder_collection_name(content_key: str, dim: int) -> str:
     """The Milvus collection of a ``--corpus`` folder, keyed by its content."""
-    return f"rc_dir_{content_key}_d{dim}"
+    return f"rc_dir_{content_key}_d{dim}_{LAYOUT}"
 
 
 def passage_key(passage: Passage, model_id: str) -> str:
@@ -75,8 +93,9 @@ def build_schema(dim: int):
 
     schema = MilvusClient.create_schema(auto_id=False, enable_dynamic_field=False)
     schema.add_field("pk", DataType.VARCHAR, is_primary=True, max_length=64)
+    schema.add_field("text", DataType.VARCHAR, max_length=65_535)
     schema.add_field(
-        "text", DataType.VARCHAR, max_length=65_535, enable_analyzer=True, analyzer_params=ANALYZER
+        "terms", DataType.VARCHAR, max_length=65_535, enable_analyzer=True, analyzer_params=ANALYZER
     )
     schema.add_field("sparse", DataType.SPARSE_FLOAT_VECTOR)
     schema.add_field("dense", DataType.FLOAT_VECTOR, dim=dim)
@@ -90,7 +109,7 @@ def build_schema(dim: int):
         Function(
             name="text_bm25",
             function_type=FunctionType.BM25,
-            input_field_names=["text"],
+            input_field_names=["terms"],
             output_field_names=["sparse"],
         )
     )
@@ -136,7 +155,11 @@ def build_blob_schema():
 
 
 def rows(
-    passages: Sequence[Passage], keys: Sequence[str], vectors: np.ndarray, collection: str
+    passages: Sequence[Passage],
+    keys: Sequence[str],
+    vectors: np.ndarray,
+    collection: str,
+    bm25: BM25Params,
 ) -> list[dict[str, object]]:
     """Milvus rows for ``passages`` (the sparse field is made by Milvus)."""
     out = []
@@ -145,6 +168,7 @@ def rows(
             {
                 "pk": key,
                 "text": _clip(p.text, TEXT_MAX_BYTES),
+                "terms": milvus_terms(p.text, bm25, TEXT_MAX_BYTES),
                 "dense": np.asarray(vec, dtype=np.float32).tolist(),
                 "doc": _clip(p.doc, DOC_MAX_BYTES),
                 "passage_index": p.index,

@@ -16,7 +16,6 @@ from ragcore.retrieval.backends import milvus_schema as schema
 from ragcore.retrieval.backends import parse_index
 from ragcore.retrieval.backends.milvus import IndexUnavailable, MilvusIndex, forget_client
 from ragcore.retrieval.bm25 import BM25Params
-from ragcore.text import STOP_WORDS
 
 from .conftest import free_port
 
@@ -74,6 +73,32 @@ def test_collection_names_are_valid_milvus_names():
         made = schema.collection_name(name, 384)
         assert re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,254}", made), made
     assert schema.collection_name("a:b", 384) != schema.collection_name("a_b", 384)
+
+
+def test_terms_are_the_embedded_tokens_and_survive_the_standard_tokenizer():
+    params = BM25Params()
+    text = "Refunds for ISO-27001 audits (v2.3.1) cost $1,199; see ERR-4012."
+    terms = schema.milvus_terms(text, params).split()
+    assert len(terms) == len(params.terms(text))
+    assert all(re.fullmatch(r"[a-z0-9]+", t) for t in terms)
+    assert "refund" in terms and "iso27001" in terms  # stemmed; identifier whole
+    # Distinct tokens keep distinct names; the same token always the same one.
+    assert len(set(terms)) == len(set(params.terms(text)))
+    assert schema.milvus_token("v2.3.1") == schema.milvus_token("v2.3.1") != schema.milvus_token("v2.3.2")
+    assert schema.milvus_terms("the and of", params) == ""
+
+
+def test_an_identifier_query_ranks_its_passage_first(lite_target):
+    """A code the collection holds once is found whole, not by fragments
+    shared with its neighbours (both backends index identifiers whole)."""
+    passages = make_passages(n_docs=4, per_doc=5)
+    texts = ["Error ERR-4012 means the token expired.", "Error ERR-4013 means the quota is spent."]
+    texts += ["Log lines list err 4012 and err 4013, then err 4012 again."]
+    for i, text in enumerate(texts):
+        passages.append(Passage("codes.md", i, 1 + 3 * i, 2 + 3 * i, 0, len(text), "Codes", text))
+    index, keys, _ = synced(lite_target, passages)
+    top = [keys.index(key) for key, _ in index.bm25("What does ERR-4012 mean?", 3)]
+    assert passages[top[0]].text == texts[0]
 
 
 def test_sync_adds_deletes_and_rechunks_propagate(lite_target):
@@ -136,12 +161,13 @@ def test_filter_literal_is_escaped(lite_target):
 
 
 def _milvus_tokens(text: str) -> list[str]:
-    return [t for t in re.findall(r"\w+", text.lower()) if t not in STOP_WORDS]
+    """The tokens Milvus scores: the embedded index's own."""
+    return schema.milvus_terms(text, BM25Params()).split()
 
 
 def reference_bm25(texts: list[str], k1: float = BM25Params().k1, b: float = BM25Params().b):
     """BM25 as Milvus documents it (idf = ln(1 + (N - df + 0.5) / (df + 0.5))),
-    over Milvus's standard tokens: lower-case word characters, our stop list.
+    over the tokens written into Milvus's terms field (the embedded index's).
     Returns ``score(query) -> list of scores``, one per text."""
     tok = [Counter(_milvus_tokens(s)) for s in texts]
     lengths = [sum(c.values()) for c in tok]

@@ -3,14 +3,13 @@ order, never raw scores.
 
 - Dense: the same top 10 for every demo gold question (HNSW at this size
   with ef >= 200 finds the exact neighbours).
-- BM25: Milvus scores BM25 (the embedded index's k1 and b) on its own tokens, equal to a
-  reference computed here except where scores tie. The embedded BM25 orders
-  differently because its tokenizer differs: it stems (Snowball), keeps
-  money and numbers whole ("$1,299" one token), and adds heading and
-  adjacent-word bonuses; Milvus's standard analyzer splits on non-word
-  characters and does not stem, and its idf is Lucene's
-  ln(1 + (N - df + 0.5) / (df + 0.5)) where ours is rank_bm25's. So against
-  the embedded backend only overlap is asserted.
+- BM25: Milvus scores BM25 (the embedded index's k1 and b) on the embedded
+  index's own tokens (stemmed, identifiers and amounts whole), equal to a
+  reference computed here except where scores tie. The embedded BM25 still
+  orders somewhat differently: it adds the heading field (with the
+  document's name) and the identifier boost, and its idf is rank_bm25's
+  where Milvus's is Lucene's ln(1 + (N - df + 0.5) / (df + 0.5)). So
+  against the embedded backend a high overlap is asserted, not equality.
 - Hybrid: with the default fusion, the project's own fusion of the two
   Milvus lists, traces keeping each signal's rank; with ``rrf``, Milvus's
   RRF ranker, equal to the project's RRF of the same lists except at ties.
@@ -101,8 +100,9 @@ def test_bm25_is_bm25_on_milvus_tokens_and_overlaps_the_embedded(pair, questions
         theirs = set(_ids(embedded.search(q, "bm25", 10)))
         if theirs:
             overlaps.append(len(theirs & set(_ids(got))) / len(theirs))
-    # Different tokenizers (see the module docstring) still mostly agree.
-    assert sum(overlaps) / len(overlaps) >= 0.5
+    # Same tokens, different bonuses and idf (see the module docstring).
+    mean = sum(overlaps) / len(overlaps)
+    assert mean >= 0.8, mean  # 0.88 measured on the demo at the change
 
 
 def test_hybrid_default_fusion_is_ours_over_the_milvus_lists(pair, questions, monkeypatch):
