@@ -116,7 +116,8 @@ def identifiers(text: str) -> list[str]:
     found: list[tuple[int, str]] = []
     for m in _IDENTIFIER.finditer(text):
         code = m.group()
-        if not any(c.isdigit() for c in code):
+        # isalpha first: most matches are plain words, and no letter is a digit.
+        if code.isalpha() or not any(c.isdigit() for c in code):
             continue
         has_letter = any(c.isalpha() for c in code)
         if not has_letter and not any(c in "-_/" for c in code):
@@ -207,3 +208,34 @@ def name_acronym(doc: str) -> str:
     stem = stem.rsplit(".", 1)[0] if "." in stem else stem
     parts = [w for w in re.split(r"[-_\s]+", stem) if w[:1].isalpha()]
     return "".join(w[0] for w in parts).lower() if MIN_ACRONYM <= len(parts) <= MAX_ACRONYM else ""
+
+
+# ------------------------------------------------------------ tables
+def open_table_header(text: str) -> str:
+    """The header row of the Markdown pipe table that ``text`` ends inside
+    (its last table, when nothing but blank lines follows that table), as
+    its cells joined by " | "; "" otherwise. A passage cut from the middle of
+    a table holds rows whose column names are only in the header, which the
+    passage before it holds (docs/decisions.md, "Table headers")."""
+    if "|" not in text:
+        return ""
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").enable("table").parse(text)
+    tables = [t for t in tokens if t.type == "table_open" and t.map]
+    if not tables or any(line.strip() for line in text.split("\n")[tables[-1].map[1] :]):
+        return ""
+    first = tokens.index(tables[-1])
+    cells: list[str] = []
+    for tok in tokens[first:]:
+        if tok.type == "thead_close":
+            break
+        if tok.type == "inline":
+            cells.append(tok.content.strip())
+    return " | ".join(c for c in cells if c)
+
+
+def starts_with_table_row(text: str) -> bool:
+    """Whether the first non-blank line of ``text`` is a pipe-table row."""
+    stripped = text.lstrip()
+    return stripped.startswith("|")

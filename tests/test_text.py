@@ -1,3 +1,4 @@
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -70,3 +71,38 @@ def test_name_acronym_is_the_initials_of_a_three_to_five_word_name():
     assert name_acronym("incident-report-2025-11-18.md") == ""  # two words: too short
     assert name_acronym("sla.md") == ""
     assert name_acronym("1234") == ""  # a numbered document (BEIR)
+
+
+def test_open_table_header_is_the_header_of_the_table_a_text_ends_inside():
+    from ragcore.text import open_table_header
+
+    table = "## Codes\n\n| Code | Meaning |\n| --- | --- |\n| A-1 | first |\n| A-2 | second |\n"
+    assert open_table_header(table) == "Code | Meaning"
+    assert open_table_header(table + "\n\n") == "Code | Meaning"
+    # The table is closed by text after it, or there is none.
+    assert open_table_header(table + "\nA paragraph after the table.\n") == ""
+    assert open_table_header("No table | here, only a pipe.") == ""
+    # Rows without their header are not a table.
+    assert open_table_header("| A-3 | third |\n| A-4 | fourth |\n") == ""
+
+
+# The identifier forms issue #22 names: each is one token and its parts are tokens too.
+IDENTIFIER_FORMS = [
+    ("zq3x4w", "zq3x4w", {"zq", "3", "x", "4", "w"}),
+    ("ISO-27001", "iso27001", {"iso", "27001"}),
+    ("SOC 2", "soc2", {"soc", "2"}),
+    ("v2.3.1", "v2.3.1", {"v", "2.3.1"}),
+    ("ERR-4012", "err4012", {"err", "4012"}),
+    ("$1,199", "$1199", {"1199"}),
+]
+
+
+@pytest.mark.parametrize(("code", "whole", "parts"), IDENTIFIER_FORMS)
+def test_identifier_forms_are_indexed_whole_and_by_their_parts(code, whole, parts):
+    from ragcore.text import search_terms
+
+    terms = search_terms(f"See {code} in the notes.")
+    assert whole in terms, terms
+    assert parts <= set(terms), terms
+    # The same form in a question gives the same whole token.
+    assert whole in search_terms(f"What does {code} mean?")

@@ -22,7 +22,7 @@ Token lists are not kept once the matrices are built.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from itertools import islice, pairwise
 from pathlib import PurePosixPath
@@ -31,7 +31,15 @@ import numpy as np
 from scipy import sparse
 
 from ..records import Passage
-from ..text import STOP_LISTS, StopList, identifiers, name_acronym, search_terms
+from ..text import (
+    STOP_LISTS,
+    StopList,
+    identifiers,
+    name_acronym,
+    open_table_header,
+    search_terms,
+    starts_with_table_row,
+)
 from .bm25_topk import column_max, pruned_top_k
 from .term_blocks import TermBlock, term_block, text_blocks
 
@@ -65,6 +73,11 @@ class BM25Params:
     # words ("master-services-agreement.pdf" -> "msa", text.name_acronym).
     # Chosen by cross-validation (docs/decisions.md, "Identifier questions").
     name_acronyms: bool = True
+    # A passage that continues a Markdown table is indexed with the table's
+    # header row before its rows (body text, not the heading field), as a
+    # table chunk repeating its header would (index_texts; docs/decisions.md,
+    # "Table headers"). The passage's own text is unchanged.
+    table_headers: bool = True
 
     def plain(self) -> BM25Params:
         """rank_bm25's conventions exactly: both bonuses off, only negative
@@ -76,6 +89,7 @@ class BM25Params:
             floor_zero_idf=False,
             identifier_boost=0,
             name_acronyms=False,
+            table_headers=False,
         )
 
     def terms(self, text: str) -> list[str]:
@@ -97,6 +111,23 @@ def heading_texts(passages: Iterable[Passage], params: BM25Params | None = None)
         name = f"{name} {acronym}" if acronym else name
         out.append(f"{name} {p.label}" if any(c.isalpha() for c in name) else p.label)
     return out
+
+
+def index_texts(passages: Iterable[Passage], params: BM25Params | None = None) -> Iterator[str]:
+    """The body text BM25 indexes for each passage, in order: its text,
+    preceded (with ``table_headers``) by the header row of the Markdown table
+    it continues, when it opens on a table row and the passage before it in
+    the same document ends inside a table (or continues one itself)."""
+    params = params or BM25Params()
+    header, prev = "", None
+    for p in passages:
+        if not params.table_headers:
+            yield p.text
+            continue
+        continues = prev is not None and prev.doc == p.doc and starts_with_table_row(p.text)
+        header = (open_table_header(prev.text) or header) if continues and prev is not None else ""
+        yield f"{header}\n{p.text}" if header else p.text
+        prev = p
 
 
 BUILD_BLOCK = 20_000  # passages tokenised and counted at a time while building
@@ -256,7 +287,7 @@ class BM25Index:
     def from_passages(cls, passages: Sequence[Passage], params: BM25Params | None = None) -> BM25Index:
         """An index over passages' texts, with their heading fields."""
         params = params or BM25Params()
-        return cls.from_texts((p.text for p in passages), heading_texts(passages, params), params)
+        return cls.from_texts(index_texts(passages, params), heading_texts(passages, params), params)
 
     @classmethod
     def from_texts(

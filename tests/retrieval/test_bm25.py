@@ -139,3 +139,37 @@ def test_heading_field_carries_the_document_name():
     assert heading_texts(passages, BM25Params(name_in_heading=False))[0] == "Commitments"
     index = BM25Index.from_passages(passages + [passage(f"note-{i}.md", "x") for i in range(6)])
     assert index.search("what uptime does the SLA promise")[0][0] == 0
+
+
+# ------------------------------------------------------------ table headers
+
+
+def _table_passages():
+    from ragcore.records import Passage
+
+    head = "## Error codes\n\n| Code | Meaning |\n| --- | --- |\n| Q-1 | The request body is empty |\n"
+    rows = "| Q-7 | The monthly quota is used up |\n| Q-8 | The service is down |\n"
+    other = "The monthly quota of envelopes resets on the first day, unlike the code of conduct."
+    passages = [
+        Passage("errors.md", 0, 1, 5, 0, len(head), "Error codes", head),
+        Passage("errors.md", 1, 6, 7, len(head), len(head) + len(rows), "Error codes", rows),
+        Passage("quota.md", 0, 1, 1, 0, len(other), "Quota", other),
+    ]
+    filler = [Passage(f"f{i}.md", 0, 1, 1, 0, len(t), "Notes", t) for i, t in enumerate(FILLER)]
+    return passages + filler
+
+
+def test_a_table_continuation_is_indexed_with_the_table_header():
+    from ragcore.retrieval.bm25 import index_texts
+
+    passages = _table_passages()
+    texts = list(index_texts(passages))
+    assert texts[1].startswith("Code | Meaning\n") and texts[1].endswith(passages[1].text)
+    assert texts[0] == passages[0].text and texts[2] == passages[2].text
+    assert list(index_texts(passages, BM25Params(table_headers=False))) == [p.text for p in passages]
+    # "code" is only in the header: the row answering the question ranks first
+    # with it, and below the passage that names the header's words without it.
+    question = "Which code means the monthly quota is used up?"
+    assert BM25Index.from_passages(passages).search(question)[0][0] == 1
+    off = BM25Index.from_passages(passages, BM25Params(table_headers=False)).search(question)
+    assert off[0][0] == 2
