@@ -30,6 +30,7 @@ from itertools import combinations
 from ragcore.lenses.money.dates import document_family, is_newest_version
 from ragcore.lenses.money.records import Conflict, Mention, Relation, format_amount
 from ragcore.lenses.money.subjects import subject_key
+from ragcore.lenses.money.titles import titles_differ
 
 Judgement = tuple[Relation, str, bool]  # relation, reason, whether a comes first
 
@@ -174,8 +175,8 @@ def compare(mentions: Sequence[Mention]) -> list[Conflict]:
         for a, b in combinations(group, 2):
             if round(a.amount, 12) == round(b.amount, 12) or (a.per and b.per and a.per != b.per):
                 continue
-            if same_when_rounded(a, b):
-                continue
+            if same_when_rounded(a, b) or titles_differ(a.table, b.table):
+                continue  # one figure rounded two ways; rows of two tables of different things
             judged = judge(a, b)
             if judged is None:
                 continue
