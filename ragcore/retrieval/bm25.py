@@ -142,7 +142,7 @@ def document_names(
 ) -> tuple[sparse.csc_matrix, np.ndarray]:
     """For ``named_document_boost``: a passages x terms matrix holding, for
     each passage, 1 for every word of its document's name and, for the
-    name's initials (``name_acronym``), the number of those words; and that
+    name's initials (``name_acronym``, with ``name_acronyms``), the number of those words; and that
     number per passage (0: a document that cannot be named, e.g. a numbered
     BEIR record). A query names a passage's document when the matrix's
     entries for the query's terms sum to at least that number."""
@@ -175,7 +175,7 @@ def _name_entries(doc: str, vocab: dict[str, int], params: BM25Params) -> tuple[
     if not words or not words <= vocab.keys():
         return 0, []
     entries = [(vocab[w], 1.0) for w in sorted(words)]
-    acronym = name_acronym(doc)
+    acronym = name_acronym(doc) if params.name_acronyms else ""
     if acronym in vocab and acronym not in words:
         entries.append((vocab[acronym], float(len(words))))
     return len(words), entries
