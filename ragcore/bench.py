@@ -22,14 +22,12 @@ from pathlib import Path
 
 import numpy as np
 
+from .bench_ingest import bench_ingest, pdf_probe
 from .bench_probes import _probe_corpus, current_rss_mb, peak_rss_mb, reopen_probe, rss_probe
 from .benchdata import random_unit_vectors, synthetic_passages, synthetic_queries
 from .text import tokenize
 
-__all__ = ["current_rss_mb", "peak_rss_mb", "reopen_probe", "rss_probe", "run"]
-
-SHARED = Path(__file__).resolve().parents[1] / ".." / "shared"
-UBER_PDF = SHARED / "documents" / "sec-10k" / "uber_2021_10k.pdf"
+__all__ = ["bench_ingest", "current_rss_mb", "pdf_probe", "peak_rss_mb", "reopen_probe", "rss_probe", "run"]
 
 
 @dataclass
@@ -290,76 +288,6 @@ def bench_threads(retriever, queries: list[str], size: int, note: str, threads: 
     )
 
 
-def bench_ingest(embedder) -> list[Measurement]:
-    return [bench_pdf(), bench_embedding(embedder)]
-
-
-def bench_pdf() -> Measurement:
-    """The 307-page 10-K from file to BM25-searchable."""
-    from .chunking import chunk_document
-    from .documents import load_path
-    from .retrieval.bm25 import BM25Index
-
-    if not UBER_PDF.is_file():
-        return Measurement("pdf_searchable_by_bm25_s", None, note="skipped: ../shared/documents absent")
-    t0 = time.perf_counter()
-    doc = load_path(UBER_PDF)
-    t_parse = time.perf_counter() - t0
-    passages = chunk_document(doc)
-    index = BM25Index.from_texts([p.text for p in passages], [p.label for p in passages])
-    index.search("total revenue", 10)
-    total = time.perf_counter() - t0
-    return Measurement(
-        "pdf_searchable_by_bm25_s",
-        len(passages),
-        value=total,
-        unit="s",
-        note=f"uber_2021_10k.pdf, {len(doc.line_pages and set(doc.line_pages))} pages; parse {t_parse:.1f} s",
-    )
-
-
-def bench_embedding(embedder) -> Measurement:
-    """Embedding through the library (cache lookups, storage) against raw fastembed."""
-    import tempfile
-
-    from .corpus import load_corpus
-    from .retrieval import Retriever
-    from .store import Library
-
-    texts = [t[:800] for t in synthetic_passages(256, seed=21, vocab_size=5000)]
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp) / "docs"
-        folder.mkdir()
-        for i in range(0, len(texts), 8):
-            (folder / f"doc{i // 8:03d}.md").write_text(
-                "\n\n".join(texts[i : i + 8]) + "\n", encoding="utf-8"
-            )
-        library = Library(Path(tmp) / "home")
-        corpus = load_corpus(folder, "heading", library)
-        n = len(corpus.passages)
-        raw = embedder._model  # the fastembed model itself, for the raw rate
-        sample = [p.text for p in corpus.passages]
-        list(raw.embed(sample[:16], batch_size=8))  # warm-up
-        t0 = time.perf_counter()
-        list(raw.embed(sample, batch_size=8))
-        raw_rate = n / (time.perf_counter() - t0)
-        t0 = time.perf_counter()
-        embedded = Retriever(corpus, vector_cache=library, embedder=embedder).ensure_dense()
-        ours_rate = embedded / (time.perf_counter() - t0)
-        again = Retriever(
-            load_corpus(folder, "heading", library), vector_cache=library, embedder=embedder
-        ).ensure_dense()
-    return Measurement(
-        "embed_passages_per_s",
-        n,
-        value=ours_rate,
-        unit="passages/s",
-        baseline="raw fastembed TextEmbedding.embed, batch 8",
-        ratio=ours_rate / raw_rate,
-        note=f"raw {raw_rate:.1f}/s; re-adding unchanged files embedded {again} passages",
-    )
-
-
 # ------------------------------------------------------------------ driver
 
 
@@ -479,7 +407,7 @@ def run(args) -> int:
                 emit(bench_dense_and_hybrid(size, texts, retriever, note))
             del retriever, texts
         if not args.skip_ingest:
-            emit(bench_ingest(embedder))
+            emit(bench_ingest(embedder, Path(tmp)))
         for size in sorted({s for s in sizes if s >= 100_000} | ({max(sizes)} if sizes else set())):
             emit(memory[size] if size in memory else bench_memory(size, Path(tmp)))
     if args.json:

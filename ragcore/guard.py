@@ -131,18 +131,33 @@ def _guarded(
         if text_in_process and chunking is None:
             return Parsed(load_bytes(data, name, max_bytes=max_bytes), None)
     elif (parts := parts_for(len(data))) > 1:
-        # A large PDF: its pages on every core, each worker under the full limits.
-        doc = parse_pdf_in_parts(data, name, parts, timeout_s=timeout_s, memory_bytes=memory_bytes)
+        # A large PDF: its pages on every core, each worker under the full limits;
+        # the chunking worker starts meanwhile, so its start-up is not waited for after.
+        chunker = (
+            None if chunking is None else _spawn_worker(name, ["chunk", chunking], timeout_s, memory_bytes)
+        )
+        try:
+            doc = parse_pdf_in_parts(data, name, parts, timeout_s=timeout_s, memory_bytes=memory_bytes)
+        except BaseException:
+            if chunker is not None:
+                chunker.kill()
+                chunker.wait()
+            raise
         if chunking is None:
             return Parsed(doc, None)
-        return chunk_in_worker(doc, chunking, timeout_s=timeout_s, memory_bytes=memory_bytes)
+        return chunk_in_worker(doc, chunking, timeout_s=timeout_s, memory_bytes=memory_bytes, proc=chunker)
     return parse_in_worker(data, name, timeout_s=timeout_s, memory_bytes=memory_bytes, chunking=chunking)
 
 
-def chunk_in_worker(doc: Document, chunking: str, *, timeout_s: float, memory_bytes: int) -> Parsed:
-    """Cut a parsed document into passages in a worker, under the limits."""
+def chunk_in_worker(
+    doc: Document, chunking: str, *, timeout_s: float, memory_bytes: int, proc: subprocess.Popen | None = None
+) -> Parsed:
+    """Cut a parsed document into passages in a worker (``proc``, when one was
+    started for it), under the limits."""
     payload = json.dumps(_document_to(doc)).encode("utf-8")
-    out, err, code = _run_worker(payload, doc.name, ["chunk", chunking], timeout_s, memory_bytes, "chunking")
+    out, err, code = _run_worker(
+        payload, doc.name, ["chunk", chunking], timeout_s, memory_bytes, "chunking", proc
+    )
     return _result(out, err, code, doc.name, memory_bytes)
 
 
@@ -255,14 +270,13 @@ def highlight_guarded(
     )
 
 
-def _run_worker(
-    payload: bytes, name: str, args: list[str], timeout_s: float, memory_bytes: int, what: str
-) -> tuple[bytes, bytes, int]:
+def _spawn_worker(name: str, args: list[str], timeout_s: float, memory_bytes: int) -> subprocess.Popen:
+    """A worker process, started; it waits for its input once its imports are done."""
     code = (
         f"import sys; sys.path.insert(0, {_ROOT!r}); from ragcore.guard import _worker_main; _worker_main()"
     )
     cpu_s = int(timeout_s) + 2  # a backstop should the parent vanish; the wall clock is the limit
-    proc = subprocess.Popen(
+    return subprocess.Popen(
         [sys.executable, "-c", code, name, str(int(memory_bytes)), str(cpu_s), *args],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -270,6 +284,19 @@ def _run_worker(
         env=_worker_env(),
         cwd=_ROOT,
     )
+
+
+def _run_worker(
+    payload: bytes,
+    name: str,
+    args: list[str],
+    timeout_s: float,
+    memory_bytes: int,
+    what: str,
+    proc: subprocess.Popen | None = None,
+) -> tuple[bytes, bytes, int]:
+    """Run a task in a worker (``proc``: one ``_spawn_worker`` started with these arguments)."""
+    proc = proc or _spawn_worker(name, args, timeout_s, memory_bytes)
     try:
         _await_ready(proc, name)
         try:

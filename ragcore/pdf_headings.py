@@ -76,13 +76,13 @@ def pdf_headings(doc: Document) -> list[tuple[int, str]]:
     running = _running_lines(doc)
     found: list[tuple[int, str]] = []
     prev: str | None = None
-    for number in range(1, len(doc.lines) + 1):
+    for number in range(1, doc.line_count + 1):
         line = doc.line(number)
         if not line.strip():
             continue
         if re.sub(r"\d+", "#", line.strip()) in running:
             continue  # a running header or footer: neither a heading nor the line before one
-        nxt = doc.line(number + 1) if number < len(doc.lines) else ""
+        nxt = doc.line(number + 1) if number < doc.line_count else ""
         if _heading_like(
             line, prev, nxt
         ):  # prev skips footers: a page's top line follows the last page's text

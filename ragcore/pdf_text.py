@@ -95,6 +95,9 @@ def pdf_page_texts(data: bytes, name: str, part: int = 0, parts: int = 1) -> Pdf
     from pypdf import PdfReader
     from pypdf.errors import FileNotDecryptedError, PdfReadError, PdfStreamError
 
+    from .pdf_speed import install
+
+    install()  # pypdf's hex-string reader, faster (same text)
     if b"%PDF" not in data[:1024]:
         raise errors.CorruptPdf(name, "this is not a PDF (no %PDF header)")
     with _pypdf_log() as warnings:

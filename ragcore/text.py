@@ -116,7 +116,8 @@ def identifiers(text: str) -> list[str]:
     found: list[tuple[int, str]] = []
     for m in _IDENTIFIER.finditer(text):
         code = m.group()
-        if not any(c.isdigit() for c in code):
+        # isalpha first: most matches are plain words, and no letter is a digit.
+        if code.isalpha() or not any(c.isdigit() for c in code):
             continue
         has_letter = any(c.isalpha() for c in code)
         if not has_letter and not any(c in "-_/" for c in code):

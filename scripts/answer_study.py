@@ -35,6 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from ragcore.answer.claims import SUBJECT_COVERAGE  # noqa: E402
 from ragcore.answer.extractive import KEEP_RATIO, PER_PART, extractive_answer  # noqa: E402
 from ragcore.answer.relevance import Weights  # noqa: E402
 from ragcore.answer.semantic import similarity_for  # noqa: E402
@@ -45,11 +46,12 @@ from ragcore.lenses import choose_lens, run_lens  # noqa: E402
 
 GRID = {
     "min_score": (0.9, 1.0, 1.1, 1.2),
+    "anchor_names": (False, True),
     "cue": (0.3,),
     "dense": (1.5,),
-    "subject_coverage": (0.2, 0.3),
-    "keep_ratio": (0.5, 0.6),
-    "per_part": (4, 5),
+    "subject_coverage": (SUBJECT_COVERAGE,),
+    "keep_ratio": (KEEP_RATIO,),
+    "per_part": (PER_PART,),
 }
 # The issue's bound on answer length: a setting whose answers are longer (median
 # words over the questions it is chosen on) is not eligible.
@@ -68,6 +70,7 @@ class Item:
     hits: tuple
     documents: Mapping
     gold: str
+    passages: tuple = ()
 
 
 def retrieve(gold_path: Path) -> list[Item]:
@@ -83,7 +86,18 @@ def retrieve(gold_path: Path) -> list[Item]:
             continue
         found = retriever.search(q.text, None, ASK_K)
         hits = tuple(getattr(found, "hits", found))
-        items.append(Item(f"{gold.name}:{q.id}", q.type, q.text, q.answer, hits, corpus.documents, gold.name))
+        items.append(
+            Item(
+                f"{gold.name}:{q.id}",
+                q.type,
+                q.text,
+                q.answer,
+                hits,
+                corpus.documents,
+                gold.name,
+                tuple(corpus.passages),
+            )
+        )
     return items
 
 
@@ -107,18 +121,21 @@ def objective(block: dict) -> float:
 _LENSES: dict[str, object] = {}
 
 
-def _lens(key: str, question: str, hits):
-    """The question's lens, read once (it does not depend on the answer's settings)."""
-    if key not in _LENSES:
-        _LENSES[key] = run_lens(choose_lens(question, "auto"), hits)
-    return _LENSES[key]
+def _lens(q: Item):
+    """The question's lens, read once (it does not depend on the answer's
+    settings), over the collection as ``ask`` reads it."""
+    if q.id not in _LENSES:
+        _LENSES[q.id] = run_lens(
+            choose_lens(q.text, "auto"), q.hits, collection=q.passages or None, question=q.text
+        )
+    return _LENSES[q.id]
 
 
 def score(items: list[Item], setting: dict) -> list:
     weights = Weights(cue=setting["cue"], dense=setting["dense"])
     out = []
     for q in items:
-        lens = _lens(q.id, q.text, q.hits)
+        lens = _lens(q)
         answer = extractive_answer(
             q.text,
             q.hits,
@@ -128,6 +145,7 @@ def score(items: list[Item], setting: dict) -> list:
             subject_coverage=setting["subject_coverage"],
             keep_ratio=setting.get("keep_ratio", KEEP_RATIO),
             per_part=int(setting.get("per_part", PER_PART)),
+            anchor_names=bool(setting.get("anchor_names", True)),
             weights=weights,
             similarity=similarity_for(q.hits),
         )

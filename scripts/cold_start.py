@@ -24,14 +24,16 @@ import argparse
 import json
 import os
 import socket
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from ragcore.app_server import running_app  # noqa: E402 - after the repository is on the path
+
 CHROMIUM = Path(os.environ.get("RAGCORE_CHROMIUM", "/usr/bin/chromium"))
 FIRST_EXAMPLE = "Is our pricing consistent?"  # the Ask page's first example question
 TIMEOUT_MS = 600_000
@@ -51,26 +53,11 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_app(home: Path, port: int, log: Path) -> subprocess.Popen:
+def app_env(home: Path) -> dict[str, str]:
+    """The environment without API keys or a model, so answers are extractive."""
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k != "RAGCORE_LLM_MODEL"}
     env.update(RAGCORE_HOME=str(home), PYTHONPATH=str(ROOT))
-    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.address", "127.0.0.1"]
-    cmd += ["--server.port", str(port), "--server.headless", "true"]
-    return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=open(log, "w"), stderr=subprocess.STDOUT)
-
-
-def wait_healthy(url: str, proc: subprocess.Popen, deadline_s: float = 300) -> None:
-    end = time.monotonic() + deadline_s
-    while time.monotonic() < end:
-        if proc.poll() is not None:
-            raise RuntimeError("streamlit exited before answering its health check")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
-                if reply.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError("streamlit did not answer its health check in time")
+    return env
 
 
 def first_answer(tab, url: str) -> None:
@@ -132,31 +119,23 @@ def measure(home: Path, sessions: int, questions: int) -> dict[str, object]:
     from playwright.sync_api import sync_playwright
 
     port = free_port()
-    url = f"http://127.0.0.1:{port}"
     with sync_playwright() as p:
         browser = p.chromium.launch(
             executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-dev-shm-usage"]
         )
         tab = browser.new_page(viewport={"width": 1400, "height": 900})
         t0 = time.perf_counter()
-        proc = start_app(home, port, home / "cold-start-streamlit.log")
-        try:
-            wait_healthy(url, proc)
+        log = home / "cold-start-streamlit.log"
+        with running_app(port, app_env(home), log, deadline_s=300) as app:
             healthy = time.perf_counter() - t0
-            first_answer(tab, url)
+            first_answer(tab, app.url)
             result: dict[str, object] = {
                 "first_answer_s": round(time.perf_counter() - t0, 2),
                 "health_check_s": round(healthy, 2),
-                "rss_demo_loaded_mb": round(rss_mb(proc.pid), 1),
+                "rss_demo_loaded_mb": round(rss_mb(app.pid), 1),
             }
             if questions > 0:
-                result.update(growth(browser, url, proc.pid, sessions, questions))
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+                result.update(growth(browser, app.url, app.pid, sessions, questions))
         browser.close()
     return result
 
@@ -173,7 +152,9 @@ def main() -> int:
         return 2
     with tempfile.TemporaryDirectory(prefix="ragcore-cold-") as tmp:
         home = Path(args.home) if args.home else Path(tmp)
-        result = {"home": "given" if args.home else "empty", **measure(home, args.sessions, args.questions)}
+        home.mkdir(parents=True, exist_ok=True)
+        state = "given" if any(home.iterdir()) else "empty"  # empty: the first start ever
+        result = {"home": state, **measure(home, args.sessions, args.questions)}
     result["load_average"] = [round(x, 2) for x in os.getloadavg()]
     result["date"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     if args.json:

@@ -17,11 +17,23 @@ an ordinary word the documents lack is often a paraphrase ("penalty" for
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
+from typing import Protocol
 
 from ragcore.records import Document
 from ragcore.text import content_words
+
+
+class HasText(Protocol):
+    @property
+    def text(self) -> str: ...
+
+
+class HasUnitDoc(Protocol):
+    @property
+    def doc(self) -> str: ...
+
 
 # A capitalised word or acronym that is not the question's first word nor a
 # sentence's first word: "Japan", "FedRAMP", "QuickBooks", "SOC".
@@ -76,3 +88,25 @@ def collection_texts(documents: Mapping[str, Document] | None, fallback: Iterabl
     if documents:
         return (doc.text for doc in documents.values())
     return fallback
+
+
+def anchor(part: HasText, documents: Mapping[str, Document] | None) -> Callable[[HasUnitDoc], bool] | None:
+    """Whether a unit's document mentions every name ``part`` mentions, or None
+    when the part names nothing (or there are no documents to look in).
+
+    A question about a named thing ("Does Plausible give a discount for
+    paying two years in advance?") is not answered by a sentence of a
+    document that never names it, however well its other words match (a
+    10-K's "two years"): the name anchors the question to the documents
+    about it. Checked only for the decision to answer; the name may be
+    missing from the one sentence that answers, when its document names it.
+    """
+    if not documents or not names(part.text):
+        return None
+    text = part.text
+
+    def mentions(unit: HasUnitDoc) -> bool:
+        doc = documents.get(unit.doc)
+        return doc is None or not unknown_names(text, [doc.text])
+
+    return mentions

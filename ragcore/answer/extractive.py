@@ -24,13 +24,13 @@ the model's, so citations point at the same lines with or without a key.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ragcore.lenses import Lens
 from ragcore.records import ANSWERING_KINDS, Answer, AnswerSentence, Citation, Document, Hit, SentenceKind
 
-from .answerability import collection_texts, unknown_names
+from .answerability import anchor, collection_texts, unknown_names
 from .claims import SUBJECT_COVERAGE, is_yes_no, question_disagreements
 from .disagreement import Disagreement, agreement_words, asks_agreement, disagreements, lens_conflicts
 from .relevance import Part, Scorer, Weights, answer_cue, make_part, topic_words
@@ -101,15 +101,20 @@ def choose(
     min_score: float,
     keep_ratio: float = KEEP_RATIO,
     per_part: int = PER_PART,
+    anchored: Callable[[Unit], bool] | None = None,
 ) -> list[Unit]:
     """The units answering ``part``: its best unit, then up to ``per_part`` in
-    all scoring ``keep_ratio`` of it (a table's rows together); none below ``min_score``."""
+    all scoring ``keep_ratio`` of it (a table's rows together); none when no
+    unit scores ``min_score``, or (given ``anchored``) none of those that do
+    comes from a document naming what the part names."""
     ranked = sorted(
         (u for u in units if id(u) not in taken),
         key=lambda u: (-scorer.score(u, part), u.hit_rank, u.position),
     )
     if not ranked or scorer.score(ranked[0], part) < min_score:
         return []
+    if anchored is not None and not any(anchored(u) for u in ranked if scorer.score(u, part) >= min_score):
+        return []  # what scores well comes from documents about something else
     best = scorer.score(ranked[0], part)
     picked: list[Unit] = [ranked[0]]
     rows: dict[str, int] = {}
@@ -150,7 +155,7 @@ def is_covered(
     parts = question_parts(question)
     unknown = _unknown_names(parts, documents, units)
     return any(
-        not missing and choose(units, part, scorer, set(), min_score)
+        not missing and choose(units, part, scorer, set(), min_score, anchored=anchor(part, documents))
         for part, missing in zip(parts, unknown, strict=True)
     )
 
@@ -207,6 +212,7 @@ def extractive_answer(
     follow_on: bool = True,
     keep_ratio: float = KEEP_RATIO,
     per_part: int = PER_PART,
+    anchor_names: bool = True,
 ) -> Answer:
     """The answer assembled from the retrieved passages' sentences and table rows.
 
@@ -224,7 +230,13 @@ def extractive_answer(
     parts = question_parts(question)
     unknown = _unknown_names(parts, documents, units) if check_names else [[] for _ in parts]
     per_part_units, answered = _select(
-        units, parts, scorer, (min_score, keep_ratio, per_part), unknown, follow_on
+        units,
+        parts,
+        scorer,
+        (min_score, keep_ratio, per_part),
+        unknown,
+        follow_on,
+        documents if anchor_names and check_names else None,
     )
     cites = _Citations()
     chosen = [u for us in per_part_units for u in us]
@@ -318,6 +330,7 @@ def _select(
     limits: tuple[float, float, int],
     unknown: Sequence[list[str]],
     follow: bool = True,
+    documents: Mapping[str, Document] | None = None,
 ) -> tuple[list[list[Unit]], list[bool]]:
     """Each part's units, and whether each part is answered; ``limits`` are
     ``choose``'s (min_score, keep_ratio, per_part)."""
@@ -330,7 +343,7 @@ def _select(
             answered.append(False)
             per_part.append([])
             continue
-        chosen = choose(units, part, scorer, taken, *limits)
+        chosen = choose(units, part, scorer, taken, *limits, anchored=anchor(part, documents))
         if follow:
             chosen = with_continuations(chosen, units, taken)
         # a part whose answer another part already quotes ("..., and how much

@@ -18,6 +18,7 @@ passages) are kept once, compared on normalised text.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -29,6 +30,8 @@ from markdown_it import MarkdownIt
 from ragcore.lenses.spans import collapse
 from ragcore.records import Document, Hit
 from ragcore.text import sentence_spans, tokenize
+
+from .structure import heading_lines, run_in_titles
 
 UnitKind = Literal["sentence", "table-row"]
 MIN_WORDS = 4  # shorter "sentences" are headings, labels or fragments
@@ -168,10 +171,12 @@ def _sentence_units(hit: Hit, doc: Document | None) -> list[Unit]:
     p = hit.passage
     text, base, start, end = _window(hit, doc)
     out = []
-    for a, b in sentence_spans(text):
+    for a, b in _spans(doc, base, text):
         if b <= start or a >= end:
             continue  # outside the passage
-        raw = text[a:b].rstrip()
+        a, raw = _without_structure(doc, base, text, a, text[a:b].rstrip())
+        if not raw:
+            continue  # a heading or a run-in title, not a sentence
         line_start = text.rfind("\n", 0, a) + 1
         lines = [ln for ln in (text[line_start:a] + raw).split("\n") if ln.strip()]
         if not lines or any(_NOT_PROSE.match(ln) for ln in lines):
@@ -199,6 +204,52 @@ def _sentence_units(hit: Hit, doc: Document | None) -> list[Unit]:
             )
         )
     return out
+
+
+def _spans(doc: Document | None, base: int, text: str) -> list[tuple[int, int]]:
+    """``text``'s sentences, a run-in clause title joined to the sentence it
+    runs into ("5.4 Termination for repeated unavailability. If the Service
+    ..."): alone it is a heading, and it carries the clause's number."""
+    spans = sentence_spans(text)
+    titles = sorted(run_in_titles(doc)) if doc is not None else []
+    if not titles:
+        return spans
+    out: list[tuple[int, int]] = []
+    i = 0
+    while i < len(spans):
+        a, b = spans[i]
+        k = bisect.bisect_left(titles, base + a)
+        if k < len(titles) and titles[k] < base + b:
+            if i + 1 == len(spans):
+                break  # a title whose clause lies outside the text read
+            b = spans[i + 1][1]
+            i += 1
+        out.append((a, b))
+        i += 1
+    return out
+
+
+def _without_structure(doc: Document | None, base: int, text: str, a: int, raw: str) -> tuple[int, str]:
+    """The sentence ``raw`` at ``text[a:]`` without the document's heading lines
+    (cut off its start, or its end at one; empty when it is one); ``base`` is
+    ``text``'s offset in the document."""
+    if doc is None or not raw:
+        return a, raw
+    heads = heading_lines(doc)
+    first, last = doc.line_at(base + a), doc.line_at(base + a + len(raw) - 1)
+    stop = a + len(raw)
+    line = first
+    while line <= last and line in heads:
+        line += 1
+    if line > last:
+        return a, ""
+    if line > first:
+        a = doc.line_starts[line - 1] - base
+        a += len(text[a:stop]) - len(text[a:stop].lstrip())
+    inside = [n for n in heads if line < n <= last]
+    if inside:
+        stop = doc.line_starts[min(inside) - 1] - base
+    return a, text[a:stop].rstrip()
 
 
 def _lines(doc: Document | None, p, base: int, a: int, b: int) -> tuple[int, int]:

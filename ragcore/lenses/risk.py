@@ -3,7 +3,8 @@
 Absolute wording is where a policy over-promises or a contract takes on
 risk. The documented list (``ABSOLUTES``, one pattern per kind):
 
-- commitments: guarantee(s/d), warranty/warrants, promise(s/d), and the
+- commitments: guarantee(s/d), warranty/warrants (and the verb "warrant"
+  before "that"/"and": "The Parties warrant that"), promise(s/d), and the
   disclaimer "as is" / "as available" (which denies a warranty);
 - always: always, at all times, at every moment, forever, in perpetuity;
   never, and "nothing ... ever" (negative absolutes: "never sell your data"
@@ -13,10 +14,12 @@ risk. The documented list (``ABSOLUTES``, one pattern per kind):
 
 Bare quantifiers and modals are absolute only inside a commitment: "all",
 "every", "any" or "everything" starting a clause's subject that is followed by
-is/are/will be and a past participle ("all data is encrypted", "every access
-is logged"), and must/will/shall with a deadline ("must respond within 4
-hours"). A word that names a clause or refers back ("7. Warranties and
-disclaimers", "breach of this warranty") is not a claim.
+is/are/will be (legal English: shall be) and a past participle ("all data is
+encrypted", "every access is logged", "(2) any dispute ... is resolved"), and
+must/will/shall with a deadline ("must respond within 4 hours"). A word that
+names a clause or refers back ("7. Warranties and disclaimers", "breach of
+this warranty", "breach of any warranties", "the guarantees provided for under
+these clauses", "the warranty in paragraph (a)") is not a claim.
 
 Negation, as NegEx does (Chapman et al. 2001): a negating word a few words
 before the term in its clause ("no guarantees", "not always", "does not
@@ -46,7 +49,8 @@ from ragcore.text import sentence_spans
 # not negated by a word before it.
 ABSOLUTES: tuple[tuple[str, str, str], ...] = (
     ("guarantee", "plain", r"guarantee[sd]?|guaranteeing"),
-    ("warranty", "plain", r"warrant(?:y|ies|s)"),
+    # the verb "warrant" only before "that"/"and" ("The Parties warrant that"): "a warrant" is a court order
+    ("warranty", "plain", r"warrant(?:y|ies|s)|warrant(?=\s+(?:that|and)\b)"),
     ("promise", "plain", r"promise[sd]?"),
     # "as is": provided with no guarantee of any kind
     ("guarantee", "denial", r"[\"“]?as\s+is[\"”]?(?=\s+(?:and|or|basis)\b|[\"”,.])"),
@@ -68,8 +72,10 @@ _TERM = re.compile(
 # Bare quantifiers inside a commitment.
 _PARTICIPLE = r"(?:\w+ed|written|taken|kept|shown|known|seen|given|held|sent|stored|done|made|paid|built|run)"
 _QUANTIFIED = re.compile(
-    r"(?:^|(?<=[,;:.*\-–—])\s*|\b(?:and|but|that|not)\s+)(?P<q>all|every|any|everything)\b"
-    rf"[^.;:,]{{0,60}}?\b(?:is|are|will\s+be|gets?|get)\s+(?:\w+ly\s+)?{_PARTICIPLE}\b",
+    # after a list mark or an opening quote too: "(2) any dispute ... is resolved", "“Any dispute ..."
+    r"(?:^|(?<=[,;:.*\-–—)“\"])\s*|\b(?:and|but|that|not)\s+)(?P<q>all|every|any|everything)\b"
+    # legal English writes "shall be" for "will be" ("Any dispute ... shall be resolved by the courts of")
+    rf"[^.;:,]{{0,60}}?\b(?:is|are|(?:will|shall)\s+be|gets?|get)\s+(?:\w+ly\s+)?{_PARTICIPLE}\b",
     re.IGNORECASE | re.MULTILINE,
 )
 _DEADLINE = re.compile(
@@ -93,7 +99,18 @@ _QUOTED_DENIED = re.compile(r"[^\"”]{0,40}[\"”]\s*(?:is|are)\s+(?:not|no)\b"
 _NOUN_TERMS = frozenset({"guarantee", "warranty", "promise"})
 # "100% of X" without a verb after X is a share; "100% of data is encrypted" is a claim.
 _SHARE_OF = re.compile(r"\s+of\s+(?![^.;,]{0,40}\b(?:is|are|will\s+be)\b)", re.IGNORECASE)
-_REFERENCE = re.compile(r"\b(?:this|that|such|said|these|those)\s+$", re.IGNORECASE)
+_REFERENCE = re.compile(
+    r"\b(?:this|that|such|said|these|those)\s+$|\bbreach(?:es|ed)?\s+of\s+(?:any\s+|the\s+|its\s+)?$",
+    re.IGNORECASE,
+)
+# A noun followed by the document's own parts names what they hold, not a claim:
+# "the guarantees provided for under these clauses", "the warranty in paragraph (a)".
+_REFERENCE_AFTER = re.compile(
+    r"(?:\s+(?:and|or)(?:\s+[\w-]+){1,3}?)?\s+(?:(?:provided|set\s+out|given|made|contained|described)\s+)?"
+    r"(?:(?:by\s+it|for)\s+)?(?:in|by|under)\s+(?:(?:these|this|the|such)\s+)?"
+    r"(?:clauses?|agreement|addendum|contract|terms|paragraph|section|annex|appendix|schedule)\b",
+    re.IGNORECASE,
+)
 _CLAUSE_TITLE = re.compile(r"^\s*#*\s*(?:\d+(?:\.\d+)*\.?|section\s+\d+\.?)\s+\S", re.IGNORECASE)
 _SUBJECT_WORDS = 8
 _SUBJECT_SKIP = frozenset("that to you we us they it i our your their the a an is are be".split())
@@ -102,7 +119,7 @@ _SUBJECT_SKIP = frozenset("that to you we us they it i our your their the a an i
 # are compared on their own term, the others on their topic words.
 _CLAIM_PATTERN = {
     "guarantee": r"guarantee[sd]?|guaranteeing|as\s+is",
-    "warranty": r"warrant(?:y|ies|s)",
+    "warranty": r"warrant(?:y|ies|s)|warrant(?=\s+(?:that|and)\b)",
     "promise": r"promise[sd]?",
 }
 
@@ -223,7 +240,10 @@ def _is_claim(text: str, start: int, end: int, family: str, line: tuple[int, int
         return False
     if family == "100%" and _SHARE_OF.match(text, end):
         return False  # "emails at 80% and 100% of each allowance": a share, not a claim
-    return not (family in _NOUN_TERMS and _REFERENCE.search(text[max(line[0], start - 12) : start]))
+    if family not in _NOUN_TERMS:
+        return True
+    before = text[max(line[0], start - 24) : start]
+    return not (_REFERENCE.search(before) or _REFERENCE_AFTER.match(text, end))
 
 
 def _candidates(text: str) -> list[tuple[str, str, int, int]]:

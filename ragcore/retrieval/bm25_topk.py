@@ -9,12 +9,17 @@ falls below the k-th best partial score, no passage outside the few whose
 partial score comes within that bound can reach the top k, and only those are
 scored exactly, term by term in the order ``BM25Index.scores_from_ids`` sums
 them (absent terms add 0.0, which changes no float), so scores and ranking
-are identical to scoring everything. When the bound does not prune, the
-caller scores every passage as before.
+are identical to scoring everything. After the last term the bound is 0, so
+a query that never prunes still ends with a few exact re-scores. When the
+candidates are too many to re-score cheaply, the caller scores every passage
+as before. The partial scores live in a per-thread array reset row by row.
 """
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -23,8 +28,12 @@ from scipy import sparse
 if TYPE_CHECKING:
     from .bm25 import BM25Index
 
-COMMON_SHARE = 1 / 32  # a term in more than this share of passages is only bounded
 SAFETY = 1e-9  # relative slack for rounding: partial sums are summed in another order
+# A candidate's exact re-score costs about this many postings of a full scoring
+# per query term (a binary search in each column). Speed only, never results:
+# both ways give the same top k. Set by the cost of a binary search (log2 of
+# a long column); the 200k synthetic bench confirmed it (docs/decisions.md).
+RESCORE_COST = 16
 
 
 def column_max(matrix: sparse.csc_matrix) -> np.ndarray:
@@ -65,10 +74,16 @@ def exact_scores(index: BM25Index, uniq: np.ndarray, counts: np.ndarray, rows: n
     return body
 
 
-def _add_column(out: np.ndarray, matrix: sparse.csc_matrix, col: int, factor: float) -> None:
-    """``out += matrix[:, col] * factor`` in place (a column's rows are distinct)."""
+def _add_column(
+    out: np.ndarray, matrix: sparse.csc_matrix, col: int, factor: float, added: list[np.ndarray]
+) -> int:
+    """``out += matrix[:, col] * factor`` in place (a column's rows are
+    distinct); the rows go to ``added``. Returns how many there were."""
     start, end = int(matrix.indptr[col]), int(matrix.indptr[col + 1])
-    out[matrix.indices[start:end]] += matrix.data[start:end] * factor
+    rows = matrix.indices[start:end]
+    out[rows] += matrix.data[start:end] * factor
+    added.append(rows)
+    return end - start
 
 
 def _bounds(index: BM25Index, uniq: np.ndarray, counts: np.ndarray, maxima: np.ndarray) -> np.ndarray:
@@ -78,47 +93,121 @@ def _bounds(index: BM25Index, uniq: np.ndarray, counts: np.ndarray, maxima: np.n
 
 
 def pruned_top_k(index: BM25Index, ids: np.ndarray, k: int) -> list[tuple[int, float]] | None:
-    """``top_k(index.scores_from_ids(ids), k)`` when the bound prunes, else None.
+    """``top_k(index.scores_from_ids(ids), k)``, or None when scoring every
+    passage is the cheaper way to it.
 
     Terms are summed from the shortest column up; after each, the longer
     terms not yet summed are bounded, and the search stops as soon as their
-    bound falls below the k-th best partial score."""
+    bound falls below the k-th best partial score (after the last term the
+    bound is 0), then re-scores the few rows that can still reach the top k."""
     maxima = getattr(index, "column_max", None)
     if maxima is None or k <= 0 or not len(ids) or not index.size or index.idf.min() < 0:
         return None  # pruning needs every contribution >= 0 and the stored column maxima
     uniq, counts = np.unique(ids, return_counts=True)
     lengths = index.matrix.indptr[uniq + 1] - index.matrix.indptr[uniq]
-    if len(uniq) < 2 or lengths.max() <= COMMON_SHARE * index.size:
-        return None  # nothing long enough to be worth skipping
     by_length = np.argsort(lengths, kind="stable")
-    rest = np.cumsum(_bounds(index, uniq, counts, maxima)[by_length][::-1])[::-1]  # bound of terms i.. on
+    bounds = _bounds(index, uniq, counts, maxima)[by_length]
+    rest = np.append(np.cumsum(bounds[::-1])[::-1], 0.0)  # bound of terms i.. on; 0 after the last
+    # Re-scoring a candidate looks it up in every term's column; past this
+    # many candidates, scoring every passage (the columns' postings, then two
+    # passes over the collection) costs less.
+    most = max(k, int((lengths.sum() + 2 * index.size) / (RESCORE_COST * len(uniq))))
+    added: list[np.ndarray] = []
+    with _scratch(index.size) as partial:
+        try:
+            rows = _summed_candidates(index, uniq, counts, by_length, bounds, rest, k, most, partial, added)
+        finally:
+            for held in added:  # the scratch array goes back to all zeros
+                partial[held] = 0.0
+    return None if rows is None else _exact_top(index, uniq, counts, rows, k)
+
+
+def _summed_candidates(
+    index: BM25Index,
+    uniq: np.ndarray,
+    counts: np.ndarray,
+    by_length: np.ndarray,
+    bounds: np.ndarray,
+    rest: np.ndarray,
+    k: int,
+    most: int,
+    partial: np.ndarray,
+    added: list[np.ndarray],
+) -> np.ndarray | None:
+    """The loop of :func:`pruned_top_k`: the candidate rows, or None."""
     weight = index.params.heading_weight
-    partial = np.zeros(index.size, dtype=np.float64)
-    for i, j in enumerate(by_length[:-1].tolist()):
+    summed, spent, last = 0, 0.0, len(by_length) - 1
+    for i, j in enumerate(by_length.tolist()):
         term = int(uniq[j])
-        _add_column(partial, index.matrix, term, float(counts[j]))
+        summed += _add_column(partial, index.matrix, term, float(counts[j]), added)
         if weight:
-            _add_column(partial, index.heading, term, weight * float(index.idf[term]))
+            summed += _add_column(partial, index.heading, term, weight * float(index.idf[term]), added)
+        if i == last:
+            return _candidates(partial, 0.0, k, last=True)
+        spent += float(bounds[i])
         bound = float(rest[i + 1]) * (1 + SAFETY)
+        # No k-th best partial score yet, or none can exceed the bound: no scan.
+        if summed < k or bound >= spent:
+            continue
         rows = _candidates(partial, bound, k)
-        if rows is not None:
-            scores = exact_scores(index, uniq, counts, rows)
-            keep = scores > 0
-            rows, scores = rows[keep], scores[keep]
-            order = np.lexsort((rows, -scores))[:k]
-            return [(int(rows[i]), float(scores[i])) for i in order]
+        if rows is not None and len(rows) <= most:
+            return rows
     return None
 
 
-def _candidates(partial: np.ndarray, bound: float, k: int) -> np.ndarray | None:
+def _exact_top(
+    index: BM25Index, uniq: np.ndarray, counts: np.ndarray, rows: np.ndarray, k: int
+) -> list[tuple[int, float]]:
+    scores = exact_scores(index, uniq, counts, rows)
+    keep = scores > 0
+    rows, scores = rows[keep], scores[keep]
+    order = np.lexsort((rows, -scores))[:k]
+    return [(int(rows[i]), float(scores[i])) for i in order]
+
+
+def _candidates(partial: np.ndarray, bound: float, k: int, last: bool = False) -> np.ndarray | None:
     """The rows that may reach the top k when the terms not summed in
     ``partial`` add at most ``bound``; None when that bound prunes nothing
-    for sure (it reaches the k-th best partial score)."""
-    positive = np.flatnonzero(partial > 0)
-    if len(positive) < k:
+    for sure (it reaches the k-th best partial score). With ``last`` (every
+    term summed, bound 0) fewer than k scored rows are all candidates.
+
+    Only the rows above ``bound`` can hold the k best (the k-th best partial,
+    less the slack, must exceed it), so the k-th best is looked for among
+    those alone, and the whole array is scanned once more only when it prunes.
+    (Reading the summed columns' rows instead of scanning was slower on the
+    200k bench: they are many and repeat.)"""
+    above = np.flatnonzero(partial > bound)
+    if len(above) < k:
+        return above if last and len(above) else None
+    values = partial[above]
+    strong = values[values * (1 - SAFETY) > bound]  # the rows whose floor would exceed the bound
+    if len(strong) < k:
         return None
-    values = partial[positive]
-    floor = float(np.partition(values, len(values) - k)[len(values) - k]) * (1 - SAFETY)
-    if not bound < floor:
-        return None
-    return positive[values + bound >= floor]
+    floor = float(np.partition(strong, len(strong) - k)[len(strong) - k]) * (1 - SAFETY)
+    return np.flatnonzero(partial + bound >= floor)
+
+
+class _Scratch(threading.local):
+    """Per thread, a partial-score array kept between queries and reset row
+    by row, so a query neither allocates nor clears a collection's worth."""
+
+    partial: np.ndarray | None = None
+    busy: bool = False
+
+
+_SCRATCH = _Scratch()
+
+
+@contextmanager
+def _scratch(size: int) -> Iterator[np.ndarray]:
+    mine = _SCRATCH
+    if mine.busy:  # re-entered on this thread: a fresh array
+        yield np.zeros(size, dtype=np.float64)
+        return
+    if mine.partial is None or len(mine.partial) < size:
+        mine.partial = np.zeros(size, dtype=np.float64)
+    mine.busy = True
+    try:
+        yield mine.partial[:size]
+    finally:
+        mine.busy = False

@@ -6,7 +6,9 @@ changes; the demo's is always kept, others are evicted beyond
 
 Embedding can run in the background (``embed_later``): one worker thread
 takes queued jobs in order, so an upload is searchable by BM25 as soon as it
-is stored, and a page reads ``embedding_progress`` to show how far it got.
+is stored (each job builds the collection's BM25 index before it embeds, so
+the two never share the cores), and a page reads ``embedding_progress`` to
+show how far it got.
 """
 
 from __future__ import annotations
@@ -239,6 +241,8 @@ class Indexes:
 
         embedded, error = 0, None
         try:
+            # BM25 first: the collection's index is built before embedding takes the cores.
+            self.retriever(collection)
             embedded = job(step)
             if self._last_job_of(collection):
                 self.ensure_dense(collection)  # vectors are cached now: the index is made from them

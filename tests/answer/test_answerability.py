@@ -136,3 +136,19 @@ def test_a_sentence_that_leans_on_a_chosen_one_comes_with_it() -> None:
     # without the continuation rule the sentence that only says "them" is left out
     alone = extractive_answer(question, hits, documents=documents, follow_on=False)
     assert "second quarter" not in alone.text
+
+
+def test_a_named_subject_is_answered_only_from_a_document_that_names_it() -> None:
+    docs, hits = line_corpus(
+        {
+            "annual-report.md": "Investors may pay two years in advance for a discount on the initial price.\n",
+            "plausible-pricing.md": "Plausible plans are billed monthly or yearly.\n",
+        }
+    )
+    question = "Does Plausible give a discount for paying two years in advance?"
+    anchored = extractive_answer(question, hits, documents=docs)
+    assert not anchored.covered
+    assert anchored.text.startswith(NOT_COVERED)
+    loose = extractive_answer(question, hits, documents=docs, anchor_names=False)
+    assert loose.covered  # the same words from the report answer when the name is not checked
+    assert not is_covered(question, hits, docs)

@@ -80,6 +80,23 @@ TERM_CASES = [
     ("This policy applies to any product we own.", []),
     ("Invoices shall be paid within 30 days.", [("must", False)]),
     ("You must agree to the terms.", []),
+    # contract wording (session 5, from the held-out data-processing addenda)
+    ("The Parties warrant that they know of no conflicting law.", [("warranty", False)]),
+    (
+        "The vendor and the reseller warrant and undertake that the data is kept in the EU.",
+        [("warranty", False)],
+    ),
+    ("Police need the necessary warrant, a subpoena or a court order.", []),  # a court's warrant
+    (
+        "The terms are governed by Irish law and (2) any claim arising from them is decided in Dublin.",
+        [("all", False)],
+    ),
+    ("(b) Any claim arising from this licence shall be settled by arbitration in Geneva.", [("all", False)]),
+    ("In giving the warranty in paragraph (c), the buyer relied on its audit.", []),
+    ("A change that weakens the guarantees provided for under these terms of sale is notified.", []),
+    ("The buyer has the authority to give the warranties and meet the duties set out in this contract.", []),
+    ("The seller is in persistent breach of any warranties it gave.", []),
+    ("The seller warrants that the goods are free of defects.", [("warranty", False)]),
 ]
 
 

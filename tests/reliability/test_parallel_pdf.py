@@ -65,3 +65,26 @@ def test_a_large_pdf_goes_through_the_parts_and_chunks_in_a_worker(seven_pages, 
     parsed = guard.parse_and_chunk_guarded(seven_pages, "f.pdf")
     assert parsed.document == load_bytes(seven_pages, "f.pdf")
     assert parsed.passages == chunk_document(parsed.document)
+
+
+def test_the_chunking_worker_starts_while_the_pages_parse(seven_pages, monkeypatch) -> None:
+    """Its start-up overlaps the parse; the passages are the same."""
+    from ragcore.chunking import chunk_document
+
+    events: list[str] = []
+    spawn, parse = guard._spawn_worker, guard.parse_pdf_in_parts
+
+    def spawned(name, args, *rest):
+        events.append(f"spawn {args[0]}")
+        return spawn(name, args, *rest)
+
+    def parsing(*args, **kwargs):
+        events.append("parse")
+        return parse(*args, **kwargs)
+
+    monkeypatch.setattr(guard, "parts_for", lambda size: 2)
+    monkeypatch.setattr(guard, "_spawn_worker", spawned)
+    monkeypatch.setattr(guard, "parse_pdf_in_parts", parsing)
+    parsed = guard.parse_and_chunk_guarded(seven_pages, "f.pdf")
+    assert events[:2] == ["spawn chunk", "parse"]
+    assert parsed.passages == chunk_document(load_bytes(seven_pages, "f.pdf"))

@@ -70,7 +70,7 @@ def _mentions(hits: Sequence[Hit]) -> list[Mention]:
             mentions.append(
                 Mention(
                     fm.amount, fm.currency, p.doc, first, last, text, fm.subject, fm.period, fm.raw, p.label,
-                    p.pages, p.start + fm.start, hit.rank, fm.mark, fm.stance, dates.get(p.doc),
+                    p.pages, p.start + fm.start, hit.rank, fm.mark, fm.stance, dates.get(p.doc), fm.table,
                 )
             )  # fmt: skip
     return mentions

@@ -9,8 +9,8 @@ from datetime import date
 from typing import Literal
 
 from ragcore.lenses.money.amounts import _Amount, _find_amounts
-from ragcore.lenses.money.dates import TimeMark, find_dates, time_mark, year_mark
-from ragcore.lenses.money.rows import pdf_row
+from ragcore.lenses.money.dates import TimeMark, find_dates, quarter_mark, time_mark, year_mark
+from ragcore.lenses.money.rows import PdfRow, pdf_row
 from ragcore.lenses.money.subjects import (
     _DETERMINERS,
     _FILLER,
@@ -26,6 +26,7 @@ from ragcore.lenses.money.subjects import (
     _tokens,
 )
 from ragcore.lenses.money.tables import _table_context, _table_headers, _table_subject
+from ragcore.lenses.money.titles import markdown_table_titles, pdf_table_title
 from ragcore.lenses.spans import phrase_bounds
 from ragcore.text import sentence_spans
 
@@ -48,13 +49,14 @@ class FigureMatch:
     phrase_end: int
     mark: TimeMark = field(default_factory=TimeMark)  # when the text says the amount holds
     stance: Stance = "stated"  # only stated amounts are compared
+    table: str | None = None  # the title of the table the amount stands in, when one is found
 
 
 _CONTINUATION = re.compile(
     # what may stand between two amounts of one subject: "$48 for the full year or $4 per month",
     # "$18.4M at <date>, up from $12.9M", "$0.02 from <date>; it was $0.03"
     r"(?:\s*(?:,|;|:|or|and|/|vs\.?|versus|to|-|–|—|―|\(|then|just|only|at|on|in|up|down|from|was|were|is|now|"
-    r"it|this|that|which|previous(?:ly)?|formerly|earlier|old|new|rate|price|compared|against|with|§|"
+    r"it|this|that|which|previous(?:ly)?|formerly|earlier|old|new|rate|price|compared|against|§|"
     # "decreased $743.5 million, or 42%, from $1.8 billion": a percentage of the same change
     r"\d+(?:\.\d+)?\s?%)\s*)*",
     re.IGNORECASE,
@@ -70,7 +72,7 @@ _THRESHOLD_AFTER = re.compile(
 )
 _FORECAST = re.compile(
     r"\b(?:expect(?:s|ed)?|forecast(?:s|ed)?|target(?:s|ed)?|projected|projection|budget(?:ed)?|goal|"
-    r"estimate[sd]?|aim(?:s)?\s+(?:to|for)|(?:we|i|they|you)\s+plan(?:s|ned)?\s+(?:for|to)|our\s+plan\s+for)\b",
+    r"estimated?|(?:we|they|management)\s+estimates|aim(?:s)?\s+(?:to|for)|(?:we|i|they|you)\s+plan(?:s|ned)?\s+(?:for|to)|our\s+plan\s+for)\b",
     re.IGNORECASE,
 )
 _PROPOSAL = re.compile(
@@ -139,6 +141,8 @@ def _prose_subject(text: str, amt: _Amount, segment_start: int, fallback: str) -
     if np_words and np_words[-1] in _OBJECT_VERBS:
         # "... also included $1.2 billion of stock-based compensation expense": the object names it
         return _of_phrase_after(text, amt)
+    if not np_words and not quantity and (named_of := _of_phrase_after(text, amt)):
+        return named_of  # a sentence that opens on the amount: "$250 million of insurance expense was ..."
     before = text[amt.sentence[0] : amt.start]
     if not np_words or quantity or proper or np_words[-1] in _PRONOUNS:
         kept = np_words if np_words and np_words[-1] not in _PRONOUNS else []
@@ -155,9 +159,12 @@ def _prose_subject(text: str, amt: _Amount, segment_start: int, fallback: str) -
 # Verbs whose object is the amount, named by an "of" phrase after it ("recorded $20 million of impairment").
 _OBJECT_VERBS = frozenset(
     "include includes included including record records recorded recognize recognizes recognized "
-    "recognise recognises recognised incur incurs incurred report reports reported".split()
+    "recognise recognises recognised incur incurs incurred report reports reported "
+    # a total's parts: "primarily consisting of $570 million of net loss"
+    "consist consists consisting consisted comprise comprises comprising comprised".split()
 )
-_OF_AFTER = re.compile(r"[ \t\n]+of[ \t\n]+((?:[A-Za-z][\w-]*[ \t\n]+){0,4}[A-Za-z][\w-]*)")
+# "of" may touch the amount: PDF text glues it to a multiplier ("$270.3 millionof insurance expense")
+_OF_AFTER = re.compile(r"[ \t\n]*of[ \t\n]+((?:[A-Za-z][\w-]*[ \t\n]+){0,4}[A-Za-z][\w-]*)")
 
 
 def _of_phrase_after(text: str, amt: _Amount) -> str:
@@ -166,7 +173,12 @@ def _of_phrase_after(text: str, amt: _Amount) -> str:
     m = _OF_AFTER.match(text, amt.stop, amt.sentence[1])
     if m is None:
         return ""
-    words = list(itertools.takewhile(lambda w: w not in _STOP, (_clean_word(t) for t in _tokens(m.group(1)))))
+    words: list[str] = []
+    for w in (_clean_word(t) for t in _tokens(m.group(1))):
+        # the phrase ends at a function word, or a participle after its noun ("of costs related to")
+        if w in _STOP or (words and w.endswith("ed")):
+            break
+        words.append(w)
     return _normalise_phrase(words) if _names_something(words) else ""
 
 
@@ -221,6 +233,13 @@ def _table_figure(
     return base, billing, amt.period or table_period, (start, amt.line[1])
 
 
+def _column_mark(row: PdfRow) -> TimeMark:
+    """The time of a table cell: its column's quarter or year, else none."""
+    if row.year is not None and row.quarter is not None:
+        return quarter_mark(row.year, row.quarter)
+    return year_mark(row.year) if row.year is not None else TimeMark()
+
+
 def _row_subject(label: str) -> str:
     """The subject a PDF table row's label names."""
     words = [_clean_word(t) for t in _tokens(label) if t[:1].isalpha()]
@@ -233,11 +252,39 @@ def _inherit_unit(amounts: list[_Amount], k: int, marks: list[TimeMark]) -> str 
     $0.25 until March 2") is per the same unit; one dated only by a year
     ("ARR of $26M for 2026, ... $0.4M a month") is a total of that year."""
     amt = amounts[k]
-    dated = marks[k].edge is not None and marks[k].precision != "year"
+    dated = marks[k].edge is not None and marks[k].precision not in ("year", "quarter")
     if amt.period is not None or (not dated and marks[k].tense != "past"):
         return amt.period
     same = [a for a in amounts if a.sentence == amt.sentence and a is not amt and a.period]
     return same[0].period if same else None
+
+
+def _prose_figure(
+    text: str,
+    amt: _Amount,
+    around: tuple[_Amount | None, _Amount | None],
+    where: tuple[str, str],
+    before: tuple[str, str | None],
+) -> tuple[str, str | None, str | None, tuple[int, int]]:
+    """(subject, billing, period, phrase) of an amount in running text, between
+    the amounts ``around`` it; ``where`` is (label, prior text), ``before`` the
+    subject and billing of the amount before (which a continuation takes)."""
+    prev, nxt = around
+    prev_base, prev_billing = before
+    label, prior = where
+    # the amount's own stretch of the sentence: from the previous amount to the next
+    seg_start = prev.stop if prev else amt.sentence[0]
+    seg_end = nxt.start if nxt else amt.sentence[1]
+    continuation = prev is not None and _CONTINUATION.fullmatch(_mask_time(text[seg_start : amt.start]))
+    # "$48 for the full year or $4 per month": one subject for both
+    # a heading names the price under it ("## Starter" / "$49 a month"), not
+    # every total in its prose: only an amount with a unit falls back to it
+    fallback = _fallback_subject(text, amt.sentence[0], label if amt.period else "", prior)
+    base = prev_base if continuation else _prose_subject(text, amt, seg_start, fallback)
+    billing = _billing_term(text, seg_start, seg_end, amt.start, amt.stop)
+    if billing is None and continuation:
+        billing = prev_billing
+    return base, billing, amt.period, phrase_bounds(text, amt.sentence, amt.start)
 
 
 def extract_figures(
@@ -256,37 +303,27 @@ def extract_figures(
     spans = sentence_spans(text)
     amounts = _find_amounts(text, spans, above)
     headers = _table_headers(text) if amounts else {}
+    titles = markdown_table_titles(text, label) if amounts else {}
     found: list[FigureMatch] = []
     prev_base, prev_billing = "", None
     marks = _respectively([_time_of(text, amounts, k, context) for k in range(len(amounts))], text, amounts)
+    marks = _components(marks, text, amounts)
     for k, amt in enumerate(amounts):
         prev = amounts[k - 1] if k and amounts[k - 1].sentence == amt.sentence else None
         nxt = amounts[k + 1] if k + 1 < len(amounts) and amounts[k + 1].sentence == amt.sentence else None
         table = _table_context(text, amt.line, amt.start, headers)
         row = pdf_row(text, amt.line, amt.start, above) if table is None else None
+        title = titles.get(amt.line[0]) if table is not None else None
         if table is not None:
             base, billing, period, phrase = _table_figure(text, amt, table)
         elif row is not None and row.label:
             base, billing, period, phrase = _row_subject(row.label), None, amt.period, amt.line
+            title = pdf_table_title(above + text, len(above) + amt.line[0])
             # a cell is dated by its column, never by running text around the table
-            marks[k] = year_mark(row.year) if row.year is not None else TimeMark()
+            marks[k] = _column_mark(row)
         else:
-            # the amount's own stretch of the sentence: from the previous amount to the next
-            seg_start = prev.stop if prev else amt.sentence[0]
-            seg_end = nxt.start if nxt else amt.sentence[1]
-            continuation = prev is not None and _CONTINUATION.fullmatch(
-                _mask_time(text[seg_start : amt.start])
-            )
-            # "$48 for the full year or $4 per month": one subject for both
-            # a heading names the price under it ("## Starter" / "$49 a month"), not
-            # every total in its prose: only an amount with a unit falls back to it
-            fallback = _fallback_subject(text, amt.sentence[0], label if amt.period else "", prior)
-            base = prev_base if continuation else _prose_subject(text, amt, seg_start, fallback)
-            billing = _billing_term(text, seg_start, seg_end, amt.start, amt.stop)
-            if billing is None and continuation:
-                billing = prev_billing
-            period = amt.period
-            phrase = phrase_bounds(text, amt.sentence, amt.start)
+            before = (prev_base, prev_billing)
+            base, billing, period, phrase = _prose_figure(text, amt, (prev, nxt), (label, prior), before)
         period = period or _inherit_unit(amounts, k, marks)
         subject = f"{base} / billed {billing}" if billing and base else base
         raw = text[amt.start : amt.stop].strip()
@@ -294,7 +331,7 @@ def extract_figures(
         stance = _stance(text, amt if table is None and row is None else replace(amt, sentence=amt.line))
         found.extend(
             FigureMatch(
-                value, amt.currency, period, raw, a, b, subject, billing, *phrase[:2], marks[k], stance
+                value, amt.currency, period, raw, a, b, subject, billing, *phrase[:2], marks[k], stance, title
             )
             for value, a, b in amt.values
         )
@@ -323,6 +360,32 @@ def _respectively(marks: list[TimeMark], text: str, amounts: list[_Amount]) -> l
         if len(listed) == len(years) and joined and all(len(amounts[k].values) == 1 for k in listed):
             for k, year in zip(listed, years, strict=True):
                 out[k] = year_mark(year, marks[k].tense)
+    return out
+
+
+# A total followed by what it is made of: "..., which primarily consisted of", "comprising".
+_COMPONENTS = re.compile(
+    r"\b(?:consist(?:ed|ing|s)?|compris(?:ed|ing|es?)|made\s+up)\s+(?:\w+\s+)?of\b|\bcompris(?:ed|ing|es?)\b",
+    re.IGNORECASE,
+)
+
+
+def _components(marks: list[TimeMark], text: str, amounts: list[_Amount]) -> list[TimeMark]:
+    """ "$267 million for the year ended <date>, which primarily consisted of
+    proceeds of $3.8 billion and ... $0.5 billion": the parts listed after a
+    dated total in its sentence are of the total's time, unless dated themselves."""
+    out = list(marks)
+    for k, amt in enumerate(amounts):
+        nxt = k + 1
+        if out[k].when is None or nxt >= len(amounts) or amounts[nxt].sentence != amt.sentence:
+            continue
+        if not _COMPONENTS.search(text, amt.stop, amounts[nxt].start):
+            continue
+        for j in range(nxt, len(amounts)):
+            if amounts[j].sentence != amt.sentence or out[j].when not in (None, out[k].when):
+                break  # a part dated otherwise ends the list
+            if out[j] == TimeMark():
+                out[j] = out[k]
     return out
 
 

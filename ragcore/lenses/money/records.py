@@ -39,6 +39,7 @@ class Mention:
     mark: TimeMark = field(default_factory=TimeMark)
     stance: Stance = "stated"
     doc_date: date | None = None
+    table: str | None = None  # the title of the table the amount stands in, when one is found
 
     @property
     def item(self) -> str:
@@ -77,6 +78,7 @@ class Mention:
             "effective_precision": self.mark.precision if self.mark.when else None,
             "raw": self.raw,
             "label": self.label,
+            "table": self.table,
         }
 
 

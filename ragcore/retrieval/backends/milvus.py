@@ -25,7 +25,7 @@ from typing import Literal
 import numpy as np
 
 from ...records import Passage, sha256_hex
-from ..bm25 import BM25Params
+from ..bm25 import BM25Params, index_texts
 from . import IndexTarget
 from . import milvus_schema as schema
 from .milvus_client import (  # noqa: F401  (re-exported: callers import them from here)
@@ -254,11 +254,19 @@ class MilvusIndex:
             if key not in stored:
                 todo.setdefault(key, i)
         rows = list(todo.values())
+        bodies = list(index_texts(passages, self.bm25_params)) if rows else []
         for start in range(0, len(rows), INSERT_BATCH):
             part = rows[start : start + INSERT_BATCH]
             chunk = [passages[i] for i in part]
             vectors = vectors_for(part)
-            data = schema.rows(chunk, [keys[i] for i in part], vectors, collection, self.bm25_params)
+            data = schema.rows(
+                chunk,
+                [keys[i] for i in part],
+                vectors,
+                collection,
+                self.bm25_params,
+                [bodies[i] for i in part],
+            )
             self._long("insert passages", "insert", self.name, data, timeout=WRITE_TIMEOUT_S)
             if (
                 self.target.kind == "milvus-lite"

@@ -160,15 +160,18 @@ def rows(
     vectors: np.ndarray,
     collection: str,
     bm25: BM25Params,
+    bodies: Sequence[str],
 ) -> list[dict[str, object]]:
-    """Milvus rows for ``passages`` (the sparse field is made by Milvus)."""
+    """Milvus rows for ``passages`` (the sparse field is made by Milvus);
+    ``bodies`` are the texts BM25 indexes for them (``bm25.index_texts``,
+    which needs the passages around each one, so the caller makes them)."""
     out = []
-    for p, key, vec in zip(passages, keys, vectors, strict=True):
+    for p, key, vec, body in zip(passages, keys, vectors, bodies, strict=True):
         out.append(
             {
                 "pk": key,
                 "text": _clip(p.text, TEXT_MAX_BYTES),
-                "terms": milvus_terms(p.text, bm25, TEXT_MAX_BYTES),
+                "terms": milvus_terms(body, bm25, TEXT_MAX_BYTES),
                 "dense": np.asarray(vec, dtype=np.float32).tolist(),
                 "doc": _clip(p.doc, DOC_MAX_BYTES),
                 "passage_index": p.index,

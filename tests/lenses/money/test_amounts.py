@@ -160,7 +160,9 @@ _WORDS = st.sampled_from(
     ["plan", "per", "/", "GB", "month", "-", "–", "$", "€", "USD", "0", "0.0", ".", ",", "1,000", "%", "k", "M",
      "from", "until", "2024", "March", "was", "now", "|", "\n", "cents", "dollars", "e-8", "1e-9", "−", "(", ")",
      "(In millions)", "million", "bil\nlion", "mill\nion", "a$", "respectively", "compared to", "increase",
-     "2023 2024", "in 2020", "fiscal", "in2021", "of", "included", "Inc.", "attributable to"]
+     "2023 2024", "in 2020", "fiscal", "in2021", "of", "included", "Inc.", "attributable to",
+     "millionof", "for the year ended", "June 30,", "with", "which consisted of", "Year Ended", "Change",
+     "Net sales", "10-K.Revenue"]
 )  # fmt: skip
 _NUMBERS = (
     st.integers(0, 15)

@@ -214,3 +214,70 @@ def test_a_table_row_takes_neither_stance_nor_date_from_the_sentence_around_it()
 def test_a_multiplier_word_glued_to_the_next_word_still_scales() -> None:
     figures = extract_figures("a $13.1 milliondecrease in costs and a $10.0 millionin fees; a $2 millionaire")
     assert [f.amount for f in figures] == pytest.approx([13.1e6, 10e6, 2])
+
+
+# ---------------------------------------------------------------- session 5: cash-flow prose and footnotes
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "$41.7 million of hosting expense recorded during the year ended June 30, 2024 reflects new capacity.",
+        "(2)\n$41.7 millionof hosting expense recorded during the year ended June 30, 2024 reflects new capacity.",
+    ],
+)
+def test_a_sentence_opening_on_the_amount_is_named_by_its_of_phrase(text: str) -> None:
+    figure = _one(text)
+    assert (figure.amount, figure.subject) == (41.7e6, "hosting expense")
+    assert figure.mark.when == date(2024, 6, 30) and figure.period is None
+
+
+def test_the_year_a_figure_is_reported_for_is_no_rate() -> None:
+    figure = _one("Cash used in operating activities was $88.2 million for the year ended June 30, 2024.")
+    assert figure.period is None and figure.mark.when == date(2024, 6, 30)
+
+
+def test_reserve_estimates_as_a_noun_are_no_forecast() -> None:
+    assert _one("$12.5 million of claims expense reflects changes to reserve estimates.").stance == "stated"
+    assert _one("We estimate the charge at $12.5 million.").stance == "forecast"
+
+
+def test_a_part_introduced_by_with_is_not_the_total_again() -> None:
+    total, part = extract_figures(
+        "The total impact of the settlement was $30.4 million, with $28.1 million in cost of revenue."
+    )
+    assert total.subject == "settlement" and part.subject != total.subject
+
+
+def test_parts_listed_after_a_dated_total_share_its_date(make_hits) -> None:
+    docs = {
+        "annual-report.pdf.md": (
+            "Cash provided by investing activities was $310.0 million for the year ended June 30, 2024, "
+            "which primarily consisted of maturities of term deposits of $512.4 million, partially offset by "
+            "purchases of equipment of $0.2 billion.\n\n"
+            "Cash provided by investing activities was $95.5 million for the year ended June 30, 2023, "
+            "which primarily consisted of maturities of term deposits of $488.0 million, partially offset by "
+            "purchases of equipment of $0.4 billion.\n"
+        )
+    }
+    figures = extract_figures(docs["annual-report.pdf.md"].split("\n\n")[0])
+    assert [f.mark.when for f in figures] == [date(2024, 6, 30)] * 3
+    relations = _relations(make_hits, docs)
+    # each part is compared with its own part of the other year, as a change (not a conflict)
+    assert set(relations) == {
+        ("change", (4e8, 2e8), "equipment"),
+        ("change", (9.55e7, 3.1e8), "investing activities"),
+        ("change", (4.88e8, 5.124e8), "term deposits"),
+    }
+
+
+def test_parts_after_consisting_of_are_named_by_their_of_phrase() -> None:
+    figures = extract_figures(
+        "Net cash used in operating activities was $88 million for the year ended June 30, 2024, "
+        "primarily consisting of $140 million of net loss and $30 million in hosting costs."
+    )
+    assert [(f.amount, f.subject) for f in figures] == [
+        (88e6, "operating activities"),
+        (140e6, "net loss"),
+        (30e6, ""),  # an "in" phrase names nothing yet: never compared under a wrong subject
+    ]

@@ -101,6 +101,19 @@ def test_an_identifier_query_ranks_its_passage_first(lite_target):
     assert passages[top[0]].text == texts[0]
 
 
+def test_a_passage_continuing_a_table_is_indexed_with_its_header_row(lite_target):
+    """As in the embedded BM25 (``bm25.index_texts``): the header's words
+    reach the rows of a table split across passages."""
+    passages = make_passages(n_docs=3, per_doc=4)
+    head = "Plans\n\n| Plan | Seats | Onboarding fee |\n|---|---|---|\n| Starter | 5 | none |"
+    rest = "| Growth | 50 | one week |\n| Scale | 500 | two weeks |"
+    for i, text in enumerate((head, rest)):
+        passages.append(Passage("plans.md", i, 1 + 10 * i, 6 + 10 * i, 0, len(text), "Plans", text))
+    index, keys, _ = synced(lite_target, passages)
+    found = [passages[keys.index(key)].text for key, _ in index.bm25("onboarding fee for Scale", 2)]
+    assert found[0] == rest
+
+
 def test_sync_adds_deletes_and_rechunks_propagate(lite_target):
     passages = make_passages()
     index, _keys, report = synced(lite_target, passages)

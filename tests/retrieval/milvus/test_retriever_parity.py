@@ -28,6 +28,7 @@ from ragcore.retrieval.backends import parse_index, term_stats
 from ragcore.retrieval.backends.milvus import forget_client
 from ragcore.retrieval.backends.milvus_retriever import MilvusRetriever
 from ragcore.retrieval.backends.select import make_retriever
+from ragcore.retrieval.bm25 import index_texts
 from ragcore.retrieval.retriever import CANDIDATES, DEFAULT_FUSION, FusionConfig
 from ragcore.retrieval.vectors import seed_from_precomputed
 from ragcore.store import Library
@@ -87,7 +88,7 @@ def test_dense_top10_is_the_embedded_top10(pair, questions):
 
 def test_bm25_is_bm25_on_milvus_tokens_and_overlaps_the_embedded(pair, questions):
     embedded, milvus = pair
-    scorer = reference_bm25([p.text for p in milvus.passages])
+    scorer = reference_bm25(list(index_texts(milvus.passages)))  # what BM25 indexes
     overlaps = []
     for q in questions:
         got = milvus.search(q, "bm25", 10)

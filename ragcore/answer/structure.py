@@ -1,0 +1,78 @@
+"""Which lines of a document are its structure rather than its sentences.
+
+An answer quotes sentences; a heading is not one, even when the sentence
+splitter reads it as one. Two kinds are found from the document's own
+layout, with the rules the chunker labels passages by, never from words:
+
+- **heading lines**: the lines ``chunking.find_headings`` (Markdown, text)
+  or ``pdf_headings`` (PDF) read as headings. A PDF's heading line has no
+  full stop, so the splitter glues it to the sentence below ("Financial
+  results Fourth-quarter revenue was ..."); the heading line is cut off.
+- **run-in titles**: a numbered clause whose short title ends with a full
+  stop and runs into the clause's text on the same line ("7.4 Statements
+  outside this Agreement. Customer acknowledges ..."), the layout of
+  contracts and policies. A dotted clause number opening a line with a
+  short sentence is a title only in a document where most dotted clauses
+  open that way: where clauses open with a full sentence ("4.2 Fees are
+  due in 30 days."), a short one is a sentence too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from ragcore.chunking import find_headings
+from ragcore.pdf_headings import pdf_headings
+from ragcore.records import Document
+from ragcore.text import sentence_spans
+
+# "7.4 ", "10.1.2 ": a clause number of at least two levels opening a line.
+_CLAUSE = re.compile(r"^[ \t]*\d+(?:\.\d+)+\.?[ \t]+(?=\S)", re.MULTILINE)
+TITLE_WORDS = 6  # a run-in title's words, its clause number included
+TITLE_SHARE = 0.5  # share of a document's dotted clauses that must open with a title
+
+
+_CACHE: dict[tuple[str, str, str, int], frozenset[int]] = {}
+_CACHE_SIZE = 512
+
+
+def _cached(what: str, doc: Document, make: Callable[[Document], frozenset[int]]) -> frozenset[int]:
+    # keyed on the document's identity, not the whole record (hashing its line pages is slow)
+    key = (what, doc.name, doc.content_hash, len(doc.text))
+    if key not in _CACHE:
+        if len(_CACHE) >= _CACHE_SIZE:
+            _CACHE.clear()
+        _CACHE[key] = make(doc)
+    return _CACHE[key]
+
+
+def heading_lines(doc: Document) -> frozenset[int]:
+    """The 1-based numbers of the document's heading lines."""
+    return _cached("headings", doc, _heading_lines)
+
+
+def _heading_lines(doc: Document) -> frozenset[int]:
+    if doc.kind == "pdf":
+        return frozenset(number for number, _ in pdf_headings(doc))
+    return frozenset(h.line for h in find_headings(doc))
+
+
+def run_in_titles(doc: Document) -> frozenset[int]:
+    """The character offsets at which a run-in clause title starts."""
+    return _cached("titles", doc, _run_in_titles)
+
+
+def _run_in_titles(doc: Document) -> frozenset[int]:
+    openers: list[tuple[int, bool]] = []
+    for m in _CLAUSE.finditer(doc.text):
+        start = m.start() + len(m.group(0)) - len(m.group(0).lstrip())
+        line_end = doc.text.find("\n", start)
+        line_end = len(doc.text) if line_end < 0 else line_end
+        spans = sentence_spans(doc.text, start, line_end)
+        first = doc.text[spans[0][0] : spans[0][1]].strip() if spans else ""
+        openers.append((start, first.endswith(".") and len(first.split()) <= TITLE_WORDS))
+    titles = [start for start, title in openers if title]
+    if not openers or len(titles) < TITLE_SHARE * len(openers):
+        return frozenset()
+    return frozenset(titles)

@@ -1,0 +1,73 @@
+"""A heading is never quoted as an answer sentence (ragcore.answer.structure)."""
+
+from __future__ import annotations
+
+from ragcore.answer.structure import heading_lines, run_in_titles
+from ragcore.answer.units import answer_units
+from ragcore.records import Document, Hit, Passage, StageTrace, sha256_hex
+
+
+def _whole(doc: Document) -> list[Hit]:
+    """One hit holding the whole document."""
+    p = Passage(doc.name, 0, 1, doc.line_count, 0, len(doc.text), doc.name, doc.text, ())
+    trace = {"bm25": StageTrace(1, 1.0), "dense": None, "fused": None, "rerank": None}
+    return [Hit(p, 1, 1.0, trace)]
+
+
+def _doc(name: str, kind: str, text: str, pages: tuple[int, ...] = ()) -> Document:
+    return Document(name, name, kind, text, sha256_hex(text), line_pages=pages)
+
+
+RUN_IN = (
+    "1. Fees\n"
+    "1.1 Invoices. The provider invoices the customer every month in advance.\n"
+    "1.2 Late payment. Overdue amounts carry interest of one percent a month.\n"
+    "1.3 Taxes. Fees exclude sales taxes, which the customer pays.\n"
+)
+
+
+def test_a_run_in_clause_title_is_quoted_with_its_clause_never_alone() -> None:
+    doc = _doc("contract.txt", "txt", RUN_IN)
+    texts = [u.text for u in answer_units(_whole(doc), {doc.name: doc})]
+    assert "1.2 Late payment." not in texts
+    assert "1.2 Late payment. Overdue amounts carry interest of one percent a month." in texts
+    assert len(run_in_titles(doc)) == 3
+
+
+def test_short_clause_sentences_are_titles_only_where_most_clauses_open_with_one() -> None:
+    text = (
+        "4.1 The customer pays every invoice within thirty days of the invoice date.\n"
+        "4.2 Fees are never refundable.\n"
+        "4.3 The provider may suspend the service when an invoice is sixty days overdue.\n"
+    )
+    doc = _doc("terms.txt", "txt", text)
+    assert run_in_titles(doc) == frozenset()
+    texts = [u.text for u in answer_units(_whole(doc), {doc.name: doc})]
+    assert "4.2 Fees are never refundable." in texts
+
+
+def test_a_pdf_heading_line_is_cut_off_the_sentence_below_it() -> None:
+    text = (
+        "Quarterly update\n"
+        "Revenue grew in every region this quarter.\n"
+        "Financial results\n"
+        "Fourth-quarter revenue was $4.4M, up from $3.9M.\n"
+    )
+    doc = _doc("update.pdf", "pdf", text, (1, 1, 1, 1))
+    assert heading_lines(doc) == frozenset({1, 3})
+    units = answer_units(_whole(doc), {doc.name: doc})
+    assert [u.text for u in units] == [
+        "Revenue grew in every region this quarter.",
+        "Fourth-quarter revenue was $4.4M, up from $3.9M.",
+    ]
+    assert [(u.first_line, u.last_line) for u in units] == [(2, 2), (4, 4)]
+
+
+def test_a_text_heading_alone_is_no_sentence() -> None:
+    text = (
+        "\nPURPOSE OF THE MEETING AND ITS SCOPE\n\nThe committee met to agree the price book for the year.\n"
+    )
+    doc = _doc("minutes.txt", "txt", text)
+    assert 2 in heading_lines(doc)
+    texts = [u.text for u in answer_units(_whole(doc), {doc.name: doc})]
+    assert texts == ["The committee met to agree the price book for the year."]
