@@ -4,9 +4,6 @@ throughput through the library against raw fastembed."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -88,22 +85,16 @@ def _bm25_first(ws, embedder: _WatchedEmbedder) -> bool:
 
 
 def bench_pdf(workdir: Path) -> Measurement:
-    """The 307-page 10-K from file to BM25-searchable, in a fresh process."""
-    from .bench import Measurement
+    """The 10-K from file to BM25-searchable, in a fresh process."""
+    from .bench import Measurement, _child
 
     name = "pdf_searchable_by_bm25_s"
     if not UBER_PDF.is_file():
         return Measurement(name, None, note="skipped: ../shared/documents absent")
-    call = f"pdf_probe({str(workdir / 'pdf-home')!r})"
-    proc = subprocess.run(
-        [sys.executable, "-c", f"import json; from ragcore import bench; print(json.dumps(bench.{call}))"],
-        capture_output=True,
-        text=True,
-        cwd=Path(__file__).resolve().parents[1],
-    )
-    if proc.returncode != 0:
-        return Measurement(name, None, note=f"probe failed: {proc.stderr.strip()[-300:]}")
-    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    try:
+        got = _child(f"pdf_probe({str(workdir / 'pdf-home')!r})")
+    except RuntimeError as exc:
+        return Measurement(name, None, note=f"probe failed: {exc}")
     return Measurement(
         name,
         int(got["passages"]),
