@@ -1,14 +1,14 @@
-"""The gated-RRF family of the cross-validation (scripts/fusion_cv.py).
+"""The gated family of the cross-validation (scripts/fusion_cv.py).
 
-The gate (ragcore/retrieval/fusion_gate.py) is fitted, like the learned
-fusion: for a held-out group on every query of the other groups; for its
-score on a training group h (used only to compare it with the other
-families) on the groups other than the held-out one and h (nested
-leave-one-out). Each collection gets the same total weight in a fit.
-Settings: RRF k 20 or 60, the gate hard (dense alone or RRF) or soft
-(BM25's RRF weight 1 - p), over every signal or only those that do not
-depend on how the embedding model scales its cosines (``SCALE_FREE``; added
-after the first run, whose folds chose k 20, hard, every signal).
+The gate (ragcore/retrieval/fusion_gate.py) chooses per query between dense
+alone and a fused ranking. It is fitted, nested and with each collection
+weighted equally, as scripts/fusion_fitted.py says. Settings (the grid is
+written before the run): the fused ranking is RRF with k 20 or 60, or a
+convex combination of min-max or of theoretical-min-max normalised scores
+with dense weighted 0.3-0.9 (Bruch, Gai & Ingber, TOIS 2023); the gate reads
+every signal, or only those that do not depend on how the embedding model
+scales its cosines (``SCALE_FREE``). Every fused ranking's nDCG@10 is
+computed once per query, so a fit's score is a lookup.
 """
 
 from __future__ import annotations
@@ -17,42 +17,48 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
+from fusion_fitted import FittedFamily, collection_weights, judged_queries
 
 from ragcore.retrieval import fusion
 from ragcore.retrieval.fusion_gate import (
     GATE_FEATURES,
     SCALE_FREE,
+    FusedMethod,
     FusionGate,
     GateQuery,
     fit_gate,
     gate_features,
-    rrf_pair,
 )
 
 Ranking = list[tuple[int, float]]
 L2 = 1.0  # fixed before any run
 SIGNALS = {"": GATE_FEATURES, " scale-free": SCALE_FREE}
-SETTINGS = {
-    f"k={k} {'soft' if soft else 'hard'}{name}": (float(k), soft, used)
-    for k in (20, 60)
-    for soft in (False, True)
-    for name, used in SIGNALS.items()
+DENSE_WEIGHTS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+FUSED: dict[str, tuple[FusedMethod, float, float]] = {
+    **{f"rrf k={k}": ("rrf", float(k), 0.5) for k in (20, 60)},
+    **{f"convex dense {a}": ("convex", 20.0, a) for a in DENSE_WEIGHTS},
+    **{f"convex tmm dense {a}": ("convex_tmm", 20.0, a) for a in DENSE_WEIGHTS},
 }
+SETTINGS = {f"{fused}{name}": (fused, used) for fused in FUSED for name, used in SIGNALS.items()}
+
+
+def expert(name: str) -> FusionGate:
+    """An unfitted gate whose ``fused`` is the named fused ranking."""
+    method, k, a = FUSED[name]
+    n = len(GATE_FEATURES)
+    return FusionGate((0.0,) * n, 0.0, (0.0,) * n, (1.0,) * n, k, fused_method=method, dense_weight=a)
 
 
 @dataclass
 class GateData:
-    """One query: its lists, identifier pins, signals and the nDCG@10 of
-    each expert under each RRF k."""
+    """One query: its signals, identifier pins, and the nDCG@10 of dense
+    alone and of each fused ranking (pins applied)."""
 
     collection: str
     group: str
-    lexical: Ranking
-    dense: Ranking
-    pins: tuple[int, ...]
     features: np.ndarray
-    fused: dict[float, float]
     dense_ndcg: float
+    fused_ndcg: dict[str, float]
 
 
 def _pinned(ranking: Ranking, pins: tuple[int, ...]) -> Ranking:
@@ -60,7 +66,7 @@ def _pinned(ranking: Ranking, pins: tuple[int, ...]) -> Ranking:
 
 
 @dataclass
-class GateFamily:
+class GateFamily(FittedFamily):
     """Fits and scores the gate over prepared collections for one BM25
     setting (``label``)."""
 
@@ -68,61 +74,43 @@ class GateFamily:
     label: str
     data: dict[tuple[str, str], GateData] = field(default_factory=dict)
     fits: dict[tuple[frozenset[str], str], FusionGate] = field(default_factory=dict)
+    settings: tuple[str, ...] = tuple(SETTINGS)
 
     def __post_init__(self) -> None:
-        ks = sorted({k for k, _, _ in SETTINGS.values()})
-        for prep in self.preps:
-            coll = prep.coll
-            group_of = {qid: g for g, qids in coll.groups.items() for qid in qids}
-            for qid, _text, _ in coll.questions:
-                bm, dn = prep.bm25[self.label][qid], prep.dense[qid]
-                stats = prep.stats[self.label][qid]
-                pins = stats.identifier_rows
-                fused = {k: coll.ndcg(qid, _pinned(rrf_pair(bm, dn, k), pins)) for k in ks}
-                dense_ndcg = coll.ndcg(qid, _pinned(dn, pins))
-                self.data[(coll.name, qid)] = GateData(
-                    coll.name, group_of[qid], bm, dn, pins, gate_features(bm, dn, stats), fused, dense_ndcg
-                )
+        experts = {name: expert(name) for name in FUSED}
+        for q in judged_queries(self.preps, self.label):
+            pins = q.stats.identifier_rows
+            fused = {
+                name: q.coll.ndcg(q.qid, _pinned(e.fused(q.lexical, q.dense), pins))
+                for name, e in experts.items()
+            }
+            dense_ndcg = q.coll.ndcg(q.qid, _pinned(q.dense, pins))
+            features = gate_features(q.lexical, q.dense, q.stats)
+            self.data[(q.coll.name, q.qid)] = GateData(q.coll.name, q.group, features, dense_ndcg, fused)
 
     def model(self, excluded: Iterable[str], setting: str) -> FusionGate:
         key = (frozenset(excluded), setting)
         if key not in self.fits:
-            k, soft, used = SETTINGS[setting]
+            fused, used = SETTINGS[setting]
+            method, k, a = FUSED[fused]
             kept = [d for d in self.data.values() if d.group not in key[0]]
-            per_coll: dict[str, int] = {}
-            for d in kept:
-                per_coll[d.collection] = per_coll.get(d.collection, 0) + 1
+            weights = collection_weights([d.collection for d in kept])
             queries = [
-                GateQuery(d.features, d.fused[k], d.dense_ndcg, 1.0 / per_coll[d.collection]) for d in kept
+                GateQuery(d.features, d.fused_ndcg[fused], d.dense_ndcg, w)
+                for d, w in zip(kept, weights, strict=True)
             ]
-            self.fits[key] = fit_gate(queries, k, soft, L2, sorted({d.group for d in kept}), used)
+            groups = sorted({d.group for d in kept})
+            self.fits[key] = fit_gate(queries, k, False, L2, groups, used, method, a)
         return self.fits[key]
 
     def per_question(self, group: str, excluded: Iterable[str], setting: str) -> dict[str, float]:
         """nDCG@10 per question of ``group`` under the gate fitted without ``excluded``."""
         gate = self.model(excluded, setting)
+        fused = SETTINGS[setting][0]
         out = {}
         for prep in self.preps:
-            coll = prep.coll
-            for qid in coll.groups.get(group, []):
-                d = self.data[(coll.name, qid)]
-                p = gate.dense_probability(d.features)
-                out[qid] = coll.ndcg(qid, _pinned(gate.rank(d.lexical, d.dense, p), d.pins))
+            for qid in prep.coll.groups.get(group, []):
+                d = self.data[(prep.coll.name, qid)]
+                dense = gate.dense_probability(d.features) > 0.5
+                out[qid] = d.dense_ndcg if dense else d.fused_ndcg[fused]
         return out
-
-    def fold_scores(self, held_out: str, groups: list[str]) -> dict[str, dict[str, float]]:
-        """setting -> group -> mean nDCG@10: the held-out group scored by the
-        gate fitted without it, each training group by the one without both."""
-        out: dict[str, dict[str, float]] = {s: {} for s in SETTINGS}
-        for setting in SETTINGS:
-            for h in groups:
-                excluded = {held_out} if h == held_out else {held_out, h}
-                out[setting][h] = float(np.mean(list(self.per_question(h, excluded, setting).values())))
-        return out
-
-    def all_scores(self, groups: list[str]) -> dict[str, dict[str, float]]:
-        """setting -> group -> mean nDCG@10 of the gate fitted without that group."""
-        return {
-            s: {h: float(np.mean(list(self.per_question(h, {h}, s).values()))) for h in groups}
-            for s in SETTINGS
-        }

@@ -167,13 +167,18 @@ def main() -> int:
     parser.add_argument(
         "--cache", default=str(ROOT / ".ragcore" / "fusion-cache"), help="--cv: ranking cache"
     )
+    parser.add_argument(
+        "--no-learned",
+        action="store_true",
+        help="--cv: leave the learned fusion (the slowest family to fit) out of the candidates",
+    )
     args = parser.parse_args()
     if args.cv:
         from fusion_cv import cv_main
 
         names = args.collections.split(",") if args.collections != DEFAULT_COLLECTIONS else CV_COLLECTIONS
         out = Path(args.out) if args.out else None
-        return cv_main(names, ROOT, SHARED.parent, Path(args.cache), out, args.bm25)
+        return cv_main(names, ROOT, SHARED.parent, Path(args.cache), out, args.bm25, not args.no_learned)
     library = default_library()
     out: dict = {}
     for name in args.collections.split(","):

@@ -11,8 +11,9 @@ same shape. The methods:
   Fox & Shaw's CombSUM (TREC-2, 1994) with weights, which Bruch, Gai &
   Ingber ("An Analysis of Fusion Functions for Hybrid Retrieval", ACM TOIS
   2023) found more robust than RRF when one signal is much weaker.
-- Gated RRF (the default): reciprocal rank fusion of BM25 and dense, or dense alone,
-  chosen per query by a logistic gate over what the query and the two
+- Gated fusion (the default): a fused ranking of BM25 and dense (reciprocal
+  rank fusion, or a convex combination of normalised scores), or dense
+  alone, chosen per query by a logistic gate over what the query and the two
   rankings show (the idf coverage of each list's top passage and their
   ratio, the lists' agreement, dense's score spread and top score, the
   query's length, whether it names an identifier): on a question asked in
@@ -20,9 +21,9 @@ same shape. The methods:
   gate falls back to dense (``fusion_gate``; ranker selection from query
   features, Balasubramanian & Allan, SIGIR 2010; query performance
   prediction, Carmel & Yom-Tov 2010; Bruch, Gai & Ingber, TOIS 2023, on
-  fusion weights that differ by collection). The gate is fitted inside
-  leave-one-collection-out cross-validation only. The constants and the
-  weights are chosen and fitted as docs/decisions.md says.
+  convex combination and on fusion weights that differ by collection). The
+  gate is fitted inside leave-one-collection-out cross-validation only. The
+  constants and the weights are chosen and fitted as docs/decisions.md says.
 - Learned fusion (the previous default): each passage in either list is scored by
   a linear function of its reciprocal ranks, its normalised scores and the
   share of the query's idf mass it holds, each also multiplied by
@@ -298,9 +299,10 @@ DEFAULT_LEARNED = LearnedRule()
 
 @dataclass(frozen=True)
 class GatedRule:
-    """RRF or dense alone, chosen per query by the fitted gate
-    (``fusion_gate``; the shipped gate, or ``gate`` when given); with
-    ``pin``, passages holding an identifier of the query lead."""
+    """A fused ranking (RRF or a convex combination, as the gate was fitted)
+    or dense alone, chosen per query by the fitted gate (``fusion_gate``; the
+    shipped gate, or ``gate`` when given); with ``pin``, passages holding an
+    identifier of the query lead."""
 
     pin: bool = True
     gate: FusionGate | None = None

@@ -1,5 +1,9 @@
 """A per-query gate between a fused ranking and dense alone.
 
+The fused ranking is reciprocal rank fusion or a convex combination of
+normalised scores (``fused_method``, chosen with the gate's other settings
+by cross-validation).
+
 Plain reciprocal rank fusion (Cormack, Clarke & Büttcher, SIGIR 2009) of
 BM25 and dense beats either signal on keyword-heavy questions, but on a
 question asked in other words than its evidence BM25 only matches
@@ -14,7 +18,7 @@ Aslam & Pavlu, ECIR 2007; dense's score spread and top score; the query's
 length; whether it names an identifier). A logistic model over these
 signals gives the probability ``p`` that dense alone ranks the query better
 than the fusion; the ranking is dense alone when ``p`` > 1/2 (``soft``
-off), or RRF with BM25 weighted by 1 - ``p`` (``soft`` on). Choosing a
+off), or, for RRF, RRF with BM25 weighted by 1 - ``p`` (``soft`` on). Choosing a
 ranker per query from query features is Balasubramanian & Allan's
 "Learning to Select Rankers" (SIGIR 2010).
 
@@ -34,6 +38,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 
@@ -45,6 +50,10 @@ GATE_FEATURES: tuple[str, ...] = (*QUERY_FEATURES, "support", "identifier")
 # scaled (dense's spread and top score do, and differ by collection).
 SCALE_FREE: tuple[str, ...] = tuple(f for f in GATE_FEATURES if f not in ("dense_spread", "dense_top"))
 GATE_FILE = Path(__file__).with_name("fusion_gate.json")
+# The fused ranking the gate falls back from: RRF with constant ``k``, or a
+# convex combination of min-max ("convex") or theoretical-min-max
+# ("convex_tmm") normalised scores with dense weighted ``dense_weight``.
+FusedMethod = Literal["rrf", "convex", "convex_tmm"]
 
 
 def gate_features(lexical: Ranking, dense: Ranking, stats: FusionStats) -> np.ndarray:
@@ -82,6 +91,8 @@ class FusionGate:
     l2: float = 1.0
     trained_on: tuple[str, ...] = ()
     used: tuple[str, ...] = GATE_FEATURES
+    fused_method: FusedMethod = "rrf"
+    dense_weight: float = 0.5  # convex methods only
 
     def dense_probability(self, features: np.ndarray) -> float:
         """The modelled probability that dense alone ranks this query better
@@ -95,11 +106,25 @@ class FusionGate:
         """The ranking for a query whose dense probability is ``p``."""
         if not lexical:
             return list(dense)
-        if self.soft:
+        if self.soft and self.fused_method == "rrf":
             return rrf_pair(lexical, dense, self.k, 1.0 - p)
         if p > 0.5 and dense:
             return list(dense)
-        return rrf_pair(lexical, dense, self.k)
+        return self.fused(lexical, dense)
+
+    def fused(self, lexical: Ranking, dense: Ranking) -> list[tuple[int, float]]:
+        """The fused ranking (what the gate chooses when not dense alone)."""
+        if self.fused_method == "rrf":
+            return rrf_pair(lexical, dense, self.k)
+        from . import fusion  # fusion imports this module
+
+        weights = {"bm25": 1.0 - self.dense_weight, "dense": self.dense_weight}
+        pair = {"bm25": lexical, "dense": dense}
+        return (
+            fusion.convex(pair, weights)
+            if self.fused_method == "convex"
+            else fusion.convex_tmm(pair, weights)
+        )
 
     def fuse(self, lexical: Ranking, dense: Ranking, stats: FusionStats) -> list[tuple[int, float]]:
         return self.rank(lexical, dense, self.dense_probability(gate_features(lexical, dense, stats)))
@@ -115,6 +140,8 @@ class FusionGate:
             "soft": self.soft,
             "l2": self.l2,
             "trained_on": list(self.trained_on),
+            "fused_method": self.fused_method,
+            "dense_weight": self.dense_weight,
         }
 
     def write(self, path: Path = GATE_FILE) -> None:
@@ -135,7 +162,19 @@ class FusionGate:
             float(data.get("l2", 1.0)),  # type: ignore[arg-type]
             tuple(data.get("trained_on", ())),  # type: ignore[arg-type]
             used,
+            _fused_method(data.get("fused_method", "rrf")),
+            float(data.get("dense_weight", 0.5)),  # type: ignore[arg-type]
         )
+
+
+def _fused_method(value: object) -> FusedMethod:
+    if value == "convex":
+        return "convex"
+    if value == "convex_tmm":
+        return "convex_tmm"
+    if value == "rrf":
+        return "rrf"
+    raise ValueError(f"unknown fused method {value!r} in the fusion gate file")
 
 
 @lru_cache(maxsize=1)
@@ -162,6 +201,8 @@ def fit_gate(
     l2: float = 1.0,
     trained_on: Sequence[str] = (),
     used: Sequence[str] = GATE_FEATURES,
+    fused_method: FusedMethod = "rrf",
+    dense_weight: float = 0.5,
 ) -> FusionGate:
     """Maximise the weighted expected nDCG@10 of the choice minus
     ``l2``/2 |w|^2 (the bias is not penalised), over the signals ``used``."""
@@ -200,4 +241,6 @@ def fit_gate(
         l2,
         tuple(trained_on),
         tuple(used),
+        fused_method,
+        dense_weight,
     )

@@ -131,7 +131,7 @@ def pipeline_figures() -> PipelineFigures:
 
 # The bullet of ``ragcore.retrieval.fusion``'s docstring that describes each method.
 _FUSION_BULLETS = {
-    "gated": "Gated RRF",
+    "gated": "Gated fusion",
     "learned": "Learned fusion",
     "signals": "Query-signal RRF",
     "agreement": "Agreement-weighted RRF",

@@ -223,6 +223,7 @@ def test_demo_gold_names_real_lines_and_meets_the_minimum_sizes() -> None:
         ("heldout-uber-segments.lens.json", "documents"),
         ("heldout-lyft-cashflow.lens.json", "documents"),
         ("heldout-dpa-risk.lens.json", "documents/basecamp-policies"),
+        ("heldout-uber-liquidity.lens.json", "documents"),
     ],
 )
 def test_shared_gold_files_name_real_lines(name: str, folder: str) -> None:

@@ -65,6 +65,34 @@ def test_soft_gate_weights_bm25_by_one_minus_p():
     assert gate.fuse(lexical, dense, stats) == rrf_pair(lexical, dense, 60, 0.5)
 
 
+def test_gate_falls_back_from_a_convex_combination():
+    lexical, dense = [(1, 10.0), (2, 5.0)], [(2, 0.9), (3, 0.5), (1, 0.1)]
+    stats = FusionStats({1: 1.0, 2: 0.5, 3: 0.0}, query_terms=2)
+    n = len(GATE_FEATURES)
+    for method, expected in (("convex", fusion.convex), ("convex_tmm", fusion.convex_tmm)):
+        gate = FusionGate((0.0,) * n, -5.0, (0.0,) * n, (1.0,) * n, fused_method=method, dense_weight=0.8)
+        pair = {"bm25": lexical, "dense": dense}
+        fused, want = gate.fuse(lexical, dense, stats), expected(pair, {"bm25": 0.2, "dense": 0.8})
+        assert [r for r, _ in fused] == [r for r, _ in want]
+        assert [s for _, s in fused] == pytest.approx([s for _, s in want])
+        # dense weighted 0.8: min-max puts row 2 (dense's first) above row 1 (BM25's first)
+        assert gate.fuse(lexical, dense, stats)[0][0] == 2
+        dense_gate = FusionGate((0.0,) * n, 5.0, (0.0,) * n, (1.0,) * n, fused_method=method)
+        assert dense_gate.fuse(lexical, dense, stats) == dense
+
+
+def test_unknown_fused_method_in_file_is_refused():
+    data = _gate(0.0).to_json() | {"fused_method": "median"}
+    with pytest.raises(ValueError, match="unknown fused method"):
+        FusionGate.from_json(data)
+
+
+def test_old_gate_files_read_as_rrf():
+    data = _gate(0.0).to_json()
+    del data["fused_method"], data["dense_weight"]
+    assert FusionGate.from_json(data).fused_method == "rrf"
+
+
 def _synthetic(rng, n):
     """Dense is better exactly when dense's top passage holds little of the
     query's idf mass: the fit must learn that."""
@@ -97,7 +125,9 @@ def test_fit_gate_rejects_no_queries():
 
 
 def test_json_round_trip_and_feature_check(tmp_path):
-    gate = fit_gate([q for _, q in _synthetic(np.random.default_rng(1), 40)], soft=True)
+    gate = fit_gate(
+        [q for _, q in _synthetic(np.random.default_rng(1), 40)], fused_method="convex_tmm", dense_weight=0.7
+    )
     path = tmp_path / "gate.json"
     gate.write(path)
     again = FusionGate.from_json(json.loads(path.read_text()))

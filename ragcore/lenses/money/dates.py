@@ -19,7 +19,7 @@ from typing import Literal
 
 Edge = Literal["start", "end", "as-of"]
 Tense = Literal["past", "current"]
-Precision = Literal["day", "month", "year"]
+Precision = Literal["day", "month", "quarter", "year"]
 
 _MONTHS = {
     m: i
@@ -140,6 +140,12 @@ class TimeMark:
 def year_mark(year: int, tense: Tense | None = None) -> TimeMark:
     """The mark of a figure of one (fiscal) year."""
     return TimeMark(date(year, 12, 31), "as-of", tense, "year")
+
+
+def quarter_mark(year: int, quarter: int) -> TimeMark:
+    """The mark of a figure of one quarter ("Q3 2021"): dated to the quarter's last day."""
+    last = date(year + 1, 1, 1) if quarter == 4 else date(year, 3 * quarter + 1, 1)
+    return TimeMark(date.fromordinal(last.toordinal() - 1), "as-of", None, "quarter")
 
 
 # A bare year that dates the figure beside it: "$1.8 billion in 2020", "for

@@ -9,8 +9,8 @@ from datetime import date
 from typing import Literal
 
 from ragcore.lenses.money.amounts import _Amount, _find_amounts
-from ragcore.lenses.money.dates import TimeMark, find_dates, time_mark, year_mark
-from ragcore.lenses.money.rows import pdf_row
+from ragcore.lenses.money.dates import TimeMark, find_dates, quarter_mark, time_mark, year_mark
+from ragcore.lenses.money.rows import PdfRow, pdf_row
 from ragcore.lenses.money.subjects import (
     _DETERMINERS,
     _FILLER,
@@ -159,7 +159,9 @@ def _prose_subject(text: str, amt: _Amount, segment_start: int, fallback: str) -
 # Verbs whose object is the amount, named by an "of" phrase after it ("recorded $20 million of impairment").
 _OBJECT_VERBS = frozenset(
     "include includes included including record records recorded recognize recognizes recognized "
-    "recognise recognises recognised incur incurs incurred report reports reported".split()
+    "recognise recognises recognised incur incurs incurred report reports reported "
+    # a total's parts: "primarily consisting of $570 million of net loss"
+    "consist consists consisting consisted comprise comprises comprising comprised".split()
 )
 # "of" may touch the amount: PDF text glues it to a multiplier ("$270.3 millionof insurance expense")
 _OF_AFTER = re.compile(r"[ \t\n]*of[ \t\n]+((?:[A-Za-z][\w-]*[ \t\n]+){0,4}[A-Za-z][\w-]*)")
@@ -231,6 +233,13 @@ def _table_figure(
     return base, billing, amt.period or table_period, (start, amt.line[1])
 
 
+def _column_mark(row: PdfRow) -> TimeMark:
+    """The time of a table cell: its column's quarter or year, else none."""
+    if row.year is not None and row.quarter is not None:
+        return quarter_mark(row.year, row.quarter)
+    return year_mark(row.year) if row.year is not None else TimeMark()
+
+
 def _row_subject(label: str) -> str:
     """The subject a PDF table row's label names."""
     words = [_clean_word(t) for t in _tokens(label) if t[:1].isalpha()]
@@ -243,7 +252,7 @@ def _inherit_unit(amounts: list[_Amount], k: int, marks: list[TimeMark]) -> str 
     $0.25 until March 2") is per the same unit; one dated only by a year
     ("ARR of $26M for 2026, ... $0.4M a month") is a total of that year."""
     amt = amounts[k]
-    dated = marks[k].edge is not None and marks[k].precision != "year"
+    dated = marks[k].edge is not None and marks[k].precision not in ("year", "quarter")
     if amt.period is not None or (not dated and marks[k].tense != "past"):
         return amt.period
     same = [a for a in amounts if a.sentence == amt.sentence and a is not amt and a.period]
@@ -311,7 +320,7 @@ def extract_figures(
             base, billing, period, phrase = _row_subject(row.label), None, amt.period, amt.line
             title = pdf_table_title(above + text, len(above) + amt.line[0])
             # a cell is dated by its column, never by running text around the table
-            marks[k] = year_mark(row.year) if row.year is not None else TimeMark()
+            marks[k] = _column_mark(row)
         else:
             before = (prev_base, prev_billing)
             base, billing, period, phrase = _prose_figure(text, amt, (prev, nxt), (label, prior), before)

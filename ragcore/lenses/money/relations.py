@@ -158,6 +158,11 @@ def _conflict_reason(a: Mention, b: Mention) -> str:
     return f"{_said(a)} and {_said(b)} are both stated as current, with no dates to tell which holds"
 
 
+def _spans_differ(a: Mention, b: Mention) -> bool:
+    """A quarter's figure and a year's cover different spans of time: no relation."""
+    return {a.mark.precision, b.mark.precision} == {"quarter", "year"} and bool(a.mark.when and b.mark.when)
+
+
 def _groups(mentions: Sequence[Mention]) -> dict[tuple[str, str, str], list[Mention]]:
     by_subject: dict[tuple[str, str, str], list[Mention]] = {}
     for m in mentions:
@@ -175,7 +180,7 @@ def compare(mentions: Sequence[Mention]) -> list[Conflict]:
         for a, b in combinations(group, 2):
             if round(a.amount, 12) == round(b.amount, 12) or (a.per and b.per and a.per != b.per):
                 continue
-            if same_when_rounded(a, b) or titles_differ(a.table, b.table):
+            if same_when_rounded(a, b) or titles_differ(a.table, b.table) or _spans_differ(a, b):
                 continue  # one figure rounded two ways; rows of two tables of different things
             judged = judge(a, b)
             if judged is None:

@@ -27,6 +27,7 @@ class PdfRow:
     label: str
     column: int
     year: int | None
+    quarter: int | None = None  # 1-4 when the column is a fiscal quarter ("Q3 2021")
 
 
 def _lines_before(text: str, start: int, count: int) -> list[str]:
@@ -111,9 +112,23 @@ def _column_years(above: list[str]) -> list[int]:
     return []
 
 
-def _column_year(above: list[str], column: int) -> int | None:
+# A column of a quarterly table: "Q1 2020 Q2 2020 ... Q4 2021" (the header may end with the first row's label).
+_QUARTER = re.compile(r"(?<![A-Za-z0-9])Q([1-4])\s?((?:19|20)\d\d)(?!\d)")
+
+
+def _column_period(above: list[str], column: int) -> tuple[int | None, int | None]:
+    """(year, quarter) of a column: from the nearest header of years, or of
+    quarters when a line of two or more "Q<n> <year>" stands nearer."""
+    quarter_line = next((k for k, line in enumerate(above) if len(_QUARTER.findall(line)) >= 2), None)
+    year_line = next((k for k, line in enumerate(above) if _header_years(line) or _YEARS.search(line)), None)
+    if quarter_line is not None and (year_line is None or quarter_line < year_line):
+        quarters = _QUARTER.findall(above[quarter_line])
+        if column < len(quarters):
+            q, y = quarters[column]
+            return int(y), int(q)
+        return None, None
     years = _column_years(above)
-    return years[column] if column < len(years) else None
+    return (years[column] if column < len(years) else None), None
 
 
 def pdf_row(text: str, line: tuple[int, int], start: int, prior: str = "") -> PdfRow | None:
@@ -131,4 +146,4 @@ def pdf_row(text: str, line: tuple[int, int], start: int, prior: str = "") -> Pd
     column = sum(run.start() + c.start() < at for c in cells)
     above = table_lines_before(prior + text, len(prior) + line[0])
     label = (_tail(above[0]) if above else "") + row[: run.start()]
-    return PdfRow(" ".join(label.split()), column, _column_year(above, column))
+    return PdfRow(" ".join(label.split()), column, *_column_period(above, column))

@@ -109,3 +109,32 @@ def test_run_together_sentences_and_signed_line_items() -> None:
 
     assert subject_key("operating ebitda loss") == subject_key("operating ebitda")
     assert subject_key("loss") == "loss"
+
+
+# A quarterly table as pypdf writes it: the quarter header ends with the first row's label.
+QUARTERS = (
+    "(In millions)\n"
+    " Q1 2023 Q2 2023 Q3 2023 Q4 2023 Subscriptions\n"
+    "$ 410 $ 455 $ 498 $ 530 Services\n"
+    "120 131 140 152\n"
+)
+
+
+def test_a_quarter_column_dates_its_cell_to_the_quarter_end() -> None:
+    figures = extract_figures(QUARTERS)
+    assert [f.amount for f in figures] == [4.1e8, 4.55e8, 4.98e8, 5.3e8]
+    assert {f.subject for f in figures} == {"subscriptions"}
+    assert [(f.mark.when.isoformat(), f.mark.precision) for f in figures if f.mark.when] == [
+        ("2023-03-31", "quarter"),
+        ("2023-06-30", "quarter"),
+        ("2023-09-30", "quarter"),
+        ("2023-12-31", "quarter"),
+    ]
+
+
+def test_quarters_of_one_row_are_changes_and_a_quarter_never_meets_a_year(make_hits) -> None:
+    annual = "Subscriptions (In millions)\n2022 2023\nSubscriptions\n$ 1,600 $ 1,893\n"
+    lens = money_lens(make_hits({"q.pdf.md": QUARTERS, "y.pdf.md": annual}))
+    pairs = {(c.relation, c.amounts) for c in lens.conflicts}
+    assert ("change", (4.1e8, 5.3e8)) in pairs and ("change", (1.6e9, 1.893e9)) in pairs
+    assert len(pairs) == 6 + 1  # four quarters pairwise, the two years; Q4 2023 and 2023 are not compared
