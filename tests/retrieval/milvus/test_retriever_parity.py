@@ -18,6 +18,7 @@ order, never raw scores.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -26,7 +27,7 @@ from ragcore.corpus import corpus_from_library, load_corpus
 from ragcore.retrieval import Retriever, fusion
 from ragcore.retrieval.backends import parse_index, term_stats
 from ragcore.retrieval.backends.milvus import forget_client
-from ragcore.retrieval.backends.milvus_retriever import MilvusRetriever
+from ragcore.retrieval.backends.milvus_retriever import MilvusRetriever, named_documents
 from ragcore.retrieval.backends.select import make_retriever
 from ragcore.retrieval.bm25 import index_texts
 from ragcore.retrieval.retriever import CANDIDATES, DEFAULT_FUSION, FusionConfig
@@ -104,6 +105,31 @@ def test_bm25_is_bm25_on_milvus_tokens_and_overlaps_the_embedded(pair, questions
     # Same tokens, different bonuses and idf (see the module docstring).
     mean = sum(overlaps) / len(overlaps)
     assert mean >= 0.8, mean  # 0.88 measured on the demo at the change
+
+
+def test_named_documents_are_the_ones_the_embedded_index_boosts(pair, questions):
+    embedded, milvus = pair
+    docs = list(dict.fromkeys(p.doc for p in milvus.passages))
+    index = embedded.bm25
+    named_somewhere = 0
+    for q in [*questions, "What does the SLA say about credits?", "Is the MSA's liability capped?"]:
+        rows = index.named_rows(index.term_ids(index.query_tokens(q)))
+        expected = {embedded.passages[r].doc for r in rows}
+        assert set(named_documents(q, docs, milvus.bm25_params)) == expected, q
+        named_somewhere += bool(expected)
+    assert named_somewhere >= 2
+
+
+def test_a_named_document_gets_its_own_top_passages_boosted(pair, monkeypatch):
+    _, milvus = pair
+    q = "What does the SLA say about credits?"
+
+    def sla_in_top5() -> int:
+        return sum(h.passage.doc == "sla.md" for h in milvus.search(q, "bm25", 5).hits)
+
+    boosted = sla_in_top5()
+    monkeypatch.setattr(milvus, "bm25_params", replace(milvus.bm25_params, named_document_boost=0.0))
+    assert boosted > sla_in_top5()
 
 
 def test_hybrid_default_fusion_is_ours_over_the_milvus_lists(pair, questions, monkeypatch):
