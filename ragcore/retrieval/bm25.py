@@ -40,6 +40,7 @@ from ..text import (
     search_terms,
     starts_with_table_row,
 )
+from .bm25_counts import Counts, bigram_matrix
 from .bm25_topk import column_max, pruned_top_k
 from .term_blocks import TermBlock, term_block, text_blocks
 
@@ -78,6 +79,11 @@ class BM25Params:
     # table chunk repeating its header would (index_texts; docs/decisions.md,
     # "Table headers"). The passage's own text is unchanged.
     table_headers: bool = True
+    # A question that names a document, by every word of its name or by its
+    # initials ("the SLA" for sla.md, "the MSA"), is about that document: its
+    # passages' scores are multiplied by 1 + this. Chosen by leave-one-group-
+    # out cross-validation (docs/decisions.md, "Named documents").
+    named_document_boost: float = 1.0
 
     def plain(self) -> BM25Params:
         """rank_bm25's conventions exactly: both bonuses off, only negative
@@ -90,6 +96,7 @@ class BM25Params:
             identifier_boost=0,
             name_acronyms=False,
             table_headers=False,
+            named_document_boost=0.0,
         )
 
     def terms(self, text: str) -> list[str]:
@@ -130,83 +137,51 @@ def index_texts(passages: Iterable[Passage], params: BM25Params | None = None) -
         prev = p
 
 
-BUILD_BLOCK = 20_000  # passages tokenised and counted at a time while building
-
-
-def _bigram_matrix(
-    bigram_keys: list[np.ndarray], bigram_rows: list[np.ndarray], n_docs: int
-) -> tuple[np.ndarray, sparse.csc_matrix]:
-    """The distinct bigram keys and a passages x keys presence matrix (CSC)."""
-    if not bigram_keys:
-        return np.zeros(0, dtype=np.int64), sparse.csc_matrix((n_docs, 0), dtype=np.float32)
-    keys = np.concatenate(bigram_keys)
-    brow = np.concatenate(bigram_rows)
-    # Sort once by key: the columns of the bigram matrix are the
-    # distinct keys, so a stable sort gives a CSC layout directly.
-    order = np.argsort(keys, kind="stable")
-    keys = keys[order]
-    brow = brow[order]
-    del order
-    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
-    distinct = keys[starts]
-    del keys
-    indptr = np.r_[starts, len(brow)].astype(np.int64)
+def document_names(
+    passages: Iterable[Passage], vocab: dict[str, int], params: BM25Params
+) -> tuple[sparse.csc_matrix, np.ndarray]:
+    """For ``named_document_boost``: a passages x terms matrix holding, for
+    each passage, 1 for every word of its document's name and, for the
+    name's initials (``name_acronym``, with ``name_acronyms``), the number of those words; and that
+    number per passage (0: a document that cannot be named, e.g. a numbered
+    BEIR record). A query names a passage's document when the matrix's
+    entries for the query's terms sum to at least that number."""
+    rows: list[int] = []
+    cols: list[int] = []
+    vals: list[float] = []
+    sizes: list[int] = []
+    known: dict[str, tuple[int, list[tuple[int, float]]]] = {}
+    for row, p in enumerate(passages):
+        if p.doc not in known:
+            known[p.doc] = _name_entries(p.doc, vocab, params)
+        size, entries = known[p.doc]
+        sizes.append(size)
+        for col, val in entries:
+            rows.append(row)
+            cols.append(col)
+            vals.append(val)
+    shape = (len(sizes), max(len(vocab), 1))
     matrix = sparse.csc_matrix(
-        (np.ones(len(brow), dtype=np.float32), brow, indptr), shape=(n_docs, len(distinct))
+        (np.asarray(vals), (np.asarray(rows, np.int32), np.asarray(cols, np.int32))), shape
     )
-    return distinct, matrix
+    return matrix, np.asarray(sizes, dtype=np.float64)
 
 
-@dataclass
-class _Counts:
-    """Term counts gathered block by block: per passage its distinct term
-    ids (int32) and their counts (float32, exact for counts), CSR layout."""
+def _name_entries(doc: str, vocab: dict[str, int], params: BM25Params) -> tuple[int, list[tuple[int, float]]]:
+    """A document's number of name words (0 when it has none or one is not
+    indexed) and its (term id, value) entries for ``document_names``."""
+    stem = PurePosixPath(doc).stem
+    words = set(params.terms(stem)) if any(c.isalpha() for c in stem) else set()
+    if not words or not words <= vocab.keys():
+        return 0, []
+    entries = [(vocab[w], 1.0) for w in sorted(words)]
+    acronym = name_acronym(doc) if params.name_acronyms else ""
+    if acronym in vocab and acronym not in words:
+        entries.append((vocab[acronym], float(len(words))))
+    return len(words), entries
 
-    vocab: dict[str, int]
-    lengths: list[np.ndarray]
-    terms: list[np.ndarray]
-    tfs: list[np.ndarray]
-    distinct: list[np.ndarray]  # distinct terms per passage
-    bigram_keys: list[np.ndarray]
-    bigram_rows: list[np.ndarray]
 
-    def add_block(self, block: TermBlock, first_row: int, bigrams: bool) -> None:
-        vocab = self.vocab
-        # The block's own term list, in order of first occurrence, fills the
-        # vocabulary as a token-by-token pass would: the same ids.
-        mapping = np.fromiter(
-            (vocab.setdefault(t, len(vocab)) for t in block.terms), dtype=np.int64, count=len(block.terms)
-        )
-        lengths = block.lengths
-        ids = mapping[block.ids] if len(block.ids) else np.zeros(0, dtype=np.int64)
-        local = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
-        # One sort of (passage, term) keys gives each passage's distinct terms
-        # in term order with their counts: the CSR layout of the tf matrix.
-        keys, tf = np.unique((local << 32) | ids, return_counts=True)
-        self.lengths.append(lengths.astype(np.int32))
-        self.terms.append((keys & 0xFFFFFFFF).astype(np.int32))
-        self.tfs.append(tf.astype(np.float32))
-        self.distinct.append(np.bincount((keys >> 32).astype(np.int64), minlength=len(lengths)))
-        if bigrams:
-            bounds = np.r_[0, np.cumsum(lengths)]
-            for row in range(len(lengths)):
-                doc = ids[bounds[row] : bounds[row + 1]]
-                if len(doc) > 1:
-                    self.bigram_keys.append(np.unique(doc[:-1] * (1 << 31) + doc[1:]))
-                    self.bigram_rows.append(np.full(len(self.bigram_keys[-1]), first_row + row, np.int32))
-
-    def tf_matrix(self, n_terms: int) -> sparse.csc_matrix:
-        """The passages x terms count matrix, CSC (one column per term), int32 indices."""
-        n_docs = sum(len(d) for d in self.distinct)
-        indptr = np.zeros(n_docs + 1, dtype=np.int64)
-        if n_docs:
-            np.cumsum(np.concatenate(self.distinct), out=indptr[1:])
-        terms = np.concatenate(self.terms) if self.terms else np.zeros(0, np.int32)
-        tf = np.concatenate(self.tfs) if self.tfs else np.zeros(0, np.float32)
-        self.terms, self.tfs, self.distinct = [], [], []
-        csr = sparse.csr_matrix((tf, terms, indptr), shape=(n_docs, n_terms))
-        del terms, tf, indptr
-        return csr.tocsc()
+BUILD_BLOCK = 20_000  # passages tokenised and counted at a time while building
 
 
 def _weights(
@@ -241,7 +216,7 @@ class BM25Index:
         # Passages are counted in blocks, so no per-token array of the whole
         # collection exists at once; the bigram matrix is made only when the
         # adjacency bonus is on (it is the largest structure).
-        counts = _Counts({}, [], [], [], [], [], [])
+        counts = Counts({}, [], [], [], [], [], [])
         bigrams = bool(self.params.adjacency_weight)
         if blocks is None:
             iterator = iter(token_lists)
@@ -281,13 +256,19 @@ class BM25Index:
             ),
             shape=(n_docs, n_terms),
         )
-        self.bigram_keys, self.bigrams = _bigram_matrix(counts.bigram_keys, counts.bigram_rows, n_docs)
+        self.bigram_keys, self.bigrams = bigram_matrix(counts.bigram_keys, counts.bigram_rows, n_docs)
+        # Document names are known only to from_passages; none by default.
+        self.names = sparse.csc_matrix((n_docs, n_terms), dtype=np.float64)
+        self.name_size = np.zeros(n_docs, dtype=np.float64)
 
     @classmethod
     def from_passages(cls, passages: Sequence[Passage], params: BM25Params | None = None) -> BM25Index:
         """An index over passages' texts, with their heading fields."""
         params = params or BM25Params()
-        return cls.from_texts(index_texts(passages, params), heading_texts(passages, params), params)
+        index = cls.from_texts(index_texts(passages, params), heading_texts(passages, params), params)
+        if params.named_document_boost:
+            index.names, index.name_size = document_names(passages, index.vocab, params)
+        return index
 
     @classmethod
     def from_texts(
@@ -316,13 +297,26 @@ class BM25Index:
         out = column_sum(self.matrix, uniq, counts.astype(np.float64))
         if self.params.heading_weight:
             out += self.params.heading_weight * column_sum(self.heading, uniq, self.idf[uniq])
+        named = self.named_rows(uniq)
+        if len(named):
+            out[named] *= 1.0 + self.params.named_document_boost
         return out
+
+    def named_rows(self, ids: np.ndarray) -> np.ndarray:
+        """The passages whose document the query's term ``ids`` name (every
+        word of the document's name, or its initials); empty when the boost
+        is off or no document is named."""
+        if not self.params.named_document_boost or not self.names.nnz or not len(ids):
+            return np.zeros(0, dtype=np.int64)
+        held = column_sum(self.names, np.unique(ids), np.ones(len(np.unique(ids))))
+        return np.flatnonzero((self.name_size > 0) & (held >= self.name_size))
 
     def search_ids(self, ids: np.ndarray, k: int = 100) -> list[tuple[int, float]]:
         """``search`` from query term ids (no adjacency bonus). The same as
         ``top_k(self.scores_from_ids(ids), k)``, without summing every
         passage's score when the common terms' bound allows (bm25_topk)."""
-        pruned = pruned_top_k(self, ids, k)
+        # A named document's boost is outside the pruning bounds: scored in full.
+        pruned = None if len(self.named_rows(ids)) else pruned_top_k(self, ids, k)
         return pruned if pruned is not None else top_k(self.scores_from_ids(ids), k)
 
     def scores(self, tokens: Sequence[str]) -> np.ndarray:

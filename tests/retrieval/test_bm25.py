@@ -153,7 +153,7 @@ def _table_passages():
     passages = [
         Passage("errors.md", 0, 1, 5, 0, len(head), "Error codes", head),
         Passage("errors.md", 1, 6, 7, len(head), len(head) + len(rows), "Error codes", rows),
-        Passage("quota.md", 0, 1, 1, 0, len(other), "Quota", other),
+        Passage("usage-notes.md", 0, 1, 1, 0, len(other), "Quota", other),
     ]
     filler = [Passage(f"f{i}.md", 0, 1, 1, 0, len(t), "Notes", t) for i, t in enumerate(FILLER)]
     return passages + filler
@@ -173,3 +173,63 @@ def test_a_table_continuation_is_indexed_with_the_table_header():
     assert BM25Index.from_passages(passages).search(question)[0][0] == 1
     off = BM25Index.from_passages(passages, BM25Params(table_headers=False)).search(question)
     assert off[0][0] == 2
+
+
+# ------------------------------------------------------------ named documents
+
+
+def _named_passages():
+    from ragcore.records import Passage
+
+    texts = {
+        ("sla.md", "Uptime commitment"): "Monthly uptime is 99.9% for every plan.",
+        ("master-services-agreement.pdf", "Termination"): "Either party may end the agreement after repeated misses.",
+        ("faq.md", "Questions"): "Does the SLA guarantee uptime? Ask support.",
+        ("faq.md", "Ending"): "You may terminate after repeated misses of the MSA terms.",
+    }
+    out = [Passage(doc, i, 1, 1, 0, len(t), label, t) for i, ((doc, label), t) in enumerate(texts.items())]
+    return out + [Passage(f"note-{i}.md", 0, 1, 1, 0, len(t), "Notes", t) for i, t in enumerate(FILLER)]
+
+
+@pytest.mark.parametrize(
+    ("question", "named_doc"),
+    [
+        ("What uptime does the SLA guarantee?", "sla.md"),  # the document's whole name
+        (
+            "Which MSA clause lets us terminate after repeated misses?",
+            "master-services-agreement.pdf",
+        ),  # initials
+    ],
+)
+def test_a_question_naming_a_document_ranks_that_documents_passage_first(question, named_doc):
+    passages = _named_passages()
+    on = BM25Index.from_passages(passages)
+    off = BM25Index.from_passages(passages, BM25Params(named_document_boost=0.0))
+    # Without the boost the FAQ, which repeats the question's words, wins.
+    assert passages[off.search(question)[0][0]].doc == "faq.md"
+    assert passages[on.search(question)[0][0]].doc == named_doc
+    # The scores of the named document's passages are multiplied by 1 + boost, no others.
+    tokens = on.query_tokens(question)
+    ratio = on.scores(tokens) / np.where(off.scores(tokens) > 0, off.scores(tokens), 1)
+    for row, p in enumerate(passages):
+        expected = 1 + BM25Params().named_document_boost if p.doc == named_doc else 1.0
+        assert ratio[row] == pytest.approx(expected) or off.scores(tokens)[row] == 0
+
+
+def test_a_document_is_named_only_by_all_of_its_name_or_its_initials():
+    from ragcore.records import Passage
+
+    passages = [
+        Passage("data-processing-addendum.pdf", 0, 1, 1, 0, 10, "Refunds", "Refunds take ten days."),
+        Passage("1033", 0, 1, 1, 0, 10, "A title", "Refunds take ten days."),
+    ] + [Passage(f"note-{i}.md", 0, 1, 1, 0, len(t), "Notes", t) for i, t in enumerate(FILLER)]
+    index = BM25Index.from_passages(passages)
+
+    def named(question: str) -> list[int]:
+        return index.named_rows(index.term_ids(index.query_tokens(question))).tolist()
+
+    assert named("What does the processing addendum say?") == []  # "data" is missing
+    assert named("What does the data processing addendum say about refunds?") == [0]
+    assert named("What does the DPA say about refunds?") == [0]
+    assert named("What does 1033 say?") == []  # a numbered record has no name
+    assert BM25Index.from_texts(["a text"]).named_rows(np.asarray([0])).size == 0
