@@ -3,6 +3,7 @@
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
@@ -64,3 +65,55 @@ def _row(name, hybrid, bm25, dense):
 )
 def test_goal_met(row, expected):
     assert goal_met(row) == expected
+
+
+def _toy_prep():
+    """Two groups of four questions over six passages, with lists where
+    dense alone or the fusion wins depending on the question."""
+    from fusion_cv import Collection, Prepared
+
+    from ragcore.records import Passage
+    from ragcore.retrieval.learned_fusion import FusionStats
+
+    passages = [Passage(f"d{i}.md", 0, 1, 1, 0, 1, "s", "t") for i in range(6)]
+    rng = np.random.default_rng(5)
+    questions, qrels, bm25, dense, stats = [], {}, {}, {}, {}
+    for n in range(8):
+        qid = f"q{n}"
+        questions.append((qid, f"question {n}", "g1" if n < 4 else "g2"))
+        order_b, order_d = rng.permutation(6), rng.permutation(6)
+        bm25[qid] = [(int(r), float(6 - i)) for i, r in enumerate(order_b)]
+        dense[qid] = [(int(r), 0.9 - 0.1 * i) for i, r in enumerate(order_d)]
+        qrels[qid] = {passages[int(order_d[0])].id: 2, passages[int(order_b[1])].id: 1}
+        stats[qid] = FusionStats({r: float(rng.random()) for r in range(6)}, int(rng.integers(1, 6)))
+    groups = {"g1": [f"q{n}" for n in range(4)], "g2": [f"q{n}" for n in range(4, 8)]}
+    coll = Collection("toy", "passage", passages, questions, qrels, groups)
+    return Prepared(coll, dense, bm25={"L": bm25}, stats={"L": stats})
+
+
+def test_gate_family_lookup_equals_the_fitted_gates_ranking():
+    """The gated family scores a fit by looking up each query's precomputed
+    nDCG of dense or of the fused ranking: it must equal the nDCG of the
+    ranking the fitted gate itself makes (as shipped, with pins)."""
+    from dataclasses import replace
+
+    from fusion_gate import SETTINGS, GateFamily
+
+    from ragcore.retrieval import fusion
+
+    prep = _toy_prep()
+    family = GateFamily([prep], "L")
+    key = frozenset({"g2"})
+    for setting in ("rrf k=20", "convex dense 0.6", "convex tmm dense 0.8 scale-free"):
+        assert setting in SETTINGS
+        fitted = family.model(key, setting)
+        # the fit, and the same gate forced to dense alone and to the fusion
+        for gate in (fitted, replace(fitted, bias=50.0), replace(fitted, bias=-50.0)):
+            family.fits[(key, setting)] = gate
+            looked_up = family.per_question("g2", key, setting)
+            rule = fusion.GatedRule(pin=True, gate=gate)
+            for qid in prep.coll.groups["g2"]:
+                ranking = rule.fuse(prep.bm25["L"][qid], prep.dense[qid], prep.stats["L"][qid])
+                assert looked_up[qid] == pytest.approx(prep.coll.ndcg(qid, ranking))
+    dense_only = {q: prep.coll.ndcg(q, prep.dense[q]) for q in prep.coll.groups["g2"]}
+    assert looked_up != pytest.approx(dense_only)  # the toy lists tell the two apart
