@@ -288,10 +288,9 @@ class BM25Index:
         return cls([], heading_lists, params, blocks=text_blocks(texts, params, BUILD_BLOCK))
 
     def query_tokens(self, query: str) -> list[str]:
-        tokens = self.params.terms(query)
-        return (
-            tokens + self.known_identifiers(query) * self.params.identifier_boost + self.name_initials(query)
-        )
+        tokens = self.params.terms(query) + self.known_identifiers(query) * self.params.identifier_boost
+        # (Milvus's TermStats shares this method and holds no document names.)
+        return tokens + self.name_initials(query) if self.params.name_initials_in_queries else tokens
 
     def name_initials(self, query: str) -> list[str]:
         """The initials of the query's runs of words that are a word of a
