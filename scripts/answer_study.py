@@ -1,15 +1,22 @@
 """Choose the extractive answer's thresholds by cross-validation, and print why.
 
-    python scripts/answer_study.py [--gold eval/demo.gold.json] [--folds 2] [--seed 14] [--out FILE]
+    python scripts/answer_study.py [--gold FILE ...] [--folds 2] [--seed 14] [--out FILE]
 
-Every question with an answer key is retrieved once, as ``ask`` retrieves
-it (default mode, k 10). Two cross-validations are run over the grid:
+The shipped study: ``--gold eval/demo.gold.json --gold
+eval/dev-answers.gold.json --gold eval/dev-answers-b.gold.json --out
+eval/results/answer-study.json``. Every question with an answer key is
+retrieved once, as ``ask`` retrieves it (default mode, k 10), and its lens
+read over the collection as ``ask`` reads it. The grid is the abstention
+threshold and whether a name anchors the decision to answer; the other
+settings stay at their shipped values. Cross-validations:
 
 - **two folds** stratified by question type (a fixed seed): each fold's
   setting is chosen on the other fold;
 - **leave one type out**: each question type (fact, paraphrase, table,
   unanswerable, ...) is scored with the setting chosen on the other types,
-  which is the closer model of a gold set whose questions are unlike ours.
+  which is the closer model of a gold set whose questions are unlike ours;
+- **leave one set out** (given several ``--gold``): each gold set scored
+  with the setting chosen on the others, documents it was not chosen on.
 
 Every held-out figure is measured on questions the setting was not chosen
 on. The objective is the issue's targets in one number: fact recall, plus

@@ -162,7 +162,8 @@ def disagreements(
 # A question about agreement: "Is our pricing consistent?", "is that the right price?"
 _ASKS_AGREEMENT = re.compile(
     r"\b(?:consistent|inconsistent|agree|agrees|disagree\w*|same|match(?:es)?|conflict\w*|contradict\w*|"
-    r"differ\w*|right|correct|accurate|true|really|claims?|says)\b"
+    # "right" judges a claim ("is that the right price?"), not "the right to terminate"
+    r"differ\w*|right(?!\s+(?:to|of)\b)|correct|accurate|true|really|claims?|says)\b"
     r"|\b\d[\w%$.,-]*(?:\s+\w+)?\s+or\s+\d",  # "1 hour or 4 hours?", "30 or 60 days?"
     re.I,
 )

@@ -161,3 +161,12 @@ def test_a_table_rows_cell_and_a_sentences_figure_are_not_paired() -> None:
     faq, runbook = (next(u for u in units if u.doc == name) for name in ("faq.md", "runbook.md"))
     assert figure_conflict(faq, runbook, relaxed=True)
     assert not figure_conflict(row, faq, relaxed=True) and not figure_conflict(faq, row, relaxed=True)
+
+
+def test_right_asks_whether_a_claim_holds_but_the_right_to_do_something_does_not() -> None:
+    from ragcore.answer.disagreement import asks_agreement
+
+    assert asks_agreement("Sales quoted $1,199 a month - is that the right price?")
+    assert asks_agreement("Is that right?")
+    assert not asks_agreement("Which section gives the right to terminate after repeated outages?")
+    assert not asks_agreement("Who holds the right of first refusal?")

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from ragcore.services import UPLOADS_COLLECTION, Workspace
+from tests.services.workspaces import demo_workspace
 from tests.test_service import PRICING_MD, SLA_MD, HashEmbedder
 
 
@@ -28,13 +29,8 @@ class GatedEmbedder(HashEmbedder):
 
 @pytest.fixture
 def gated(tmp_path, monkeypatch) -> tuple[Workspace, GatedEmbedder]:
-    monkeypatch.delenv("RAGCORE_ISOLATION", raising=False)
-    demo = tmp_path / "demo"
-    demo.mkdir()
-    (demo / "pricing.md").write_bytes(PRICING_MD)
     embedder = GatedEmbedder()
-    ws = Workspace(tmp_path / "home", demo_dir=demo, demo_vectors=tmp_path / "none.npz", embedder=embedder)
-    return ws, embedder
+    return demo_workspace(tmp_path, monkeypatch, embedder), embedder
 
 
 def test_upload_is_searchable_while_it_embeds(gated) -> None:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from ragcore.services import UPLOADS_COLLECTION, Workspace
-from tests.test_service import PRICING_MD, SLA_MD, HashEmbedder
+from tests.services.workspaces import demo_workspace
+from tests.test_service import SLA_MD, HashEmbedder
 
 
 class IndexWatcher(HashEmbedder):
@@ -24,12 +25,8 @@ class IndexWatcher(HashEmbedder):
 
 
 def test_bm25_index_is_built_before_embedding(tmp_path, monkeypatch) -> None:
-    monkeypatch.delenv("RAGCORE_ISOLATION", raising=False)
-    demo = tmp_path / "demo"
-    demo.mkdir()
-    (demo / "pricing.md").write_bytes(PRICING_MD)
     embedder = IndexWatcher()
-    ws = Workspace(tmp_path / "home", demo_dir=demo, demo_vectors=tmp_path / "none.npz", embedder=embedder)
+    ws = demo_workspace(tmp_path, monkeypatch, embedder)
     embedder.ws = ws
     outcome = ws.docs.upload(UPLOADS_COLLECTION, "sla.md", SLA_MD, embed="background")
     assert outcome.ok

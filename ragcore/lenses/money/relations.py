@@ -181,7 +181,7 @@ def compare(mentions: Sequence[Mention]) -> list[Conflict]:
             if round(a.amount, 12) == round(b.amount, 12) or (a.per and b.per and a.per != b.per):
                 continue
             if same_when_rounded(a, b) or titles_differ(a.table, b.table) or _spans_differ(a, b):
-                continue  # one figure rounded two ways; rows of two tables of different things
+                continue  # one figure rounded two ways; rows of differently titled tables; a quarter and a year
             judged = judge(a, b)
             if judged is None:
                 continue

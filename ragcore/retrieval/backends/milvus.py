@@ -322,12 +322,15 @@ class MilvusIndex:
 
     # ------------------------------------------------------------- search
 
-    def bm25(self, question: str, k: int) -> Ranked:
+    def bm25(self, question: str, k: int, *, docs: Sequence[str] | None = None) -> Ranked:
         """BM25 over the passages' terms, in Milvus (the question tokenised
-        as the passages were)."""
+        as the passages were); with ``docs``, only those documents' passages."""
         terms = schema.milvus_terms(question, self.bm25_params)
         if not terms:
             return []
+        kwargs: dict[str, object] = {}
+        if docs:
+            kwargs = {"filter": f"doc in [{', '.join(_literal(d) for d in docs)}]"}
         res = self._do(
             "search (BM25)",
             "search",
@@ -337,6 +340,7 @@ class MilvusIndex:
             search_params=schema.bm25_params(),
             limit=k,
             output_fields=["pk"],
+            **kwargs,
         )
         # Milvus Lite 3.2 reports BM25 as a negated distance, Milvus proper as
         # a positive score; order is the same, so keep the magnitude.

@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from pathlib import PurePosixPath
 
 import numpy as np
 
 from ...records import Passage, StageTrace
+from ...text import name_acronym
 from ..bm25 import BM25Params
 from ..protocols import EmbedderLike, Mode, PassageSource, RerankerLike, VectorCache
 from ..results import CallLog
@@ -204,10 +206,29 @@ class MilvusRetriever(Retriever):
     # ------------------------------------------------------------ signals
 
     def _bm25_ranking(self, question: str, k: int, log: CallLog | None = None) -> Ranking:
+        """Milvus's BM25 top ``k``, with the embedded index's named-document
+        boost: a question naming a document (``named_documents``) also gets
+        that document's own BM25 top ``k`` (a filtered search, so passages
+        outside the overall top can come in), and those passages' scores are
+        multiplied by 1 + ``named_document_boost``."""
         log = log if log is not None else CallLog()
         index = self._index()
         with log.timed("bm25"):
-            return self._to_rows(index.bm25(question, k))
+            ranking = self._to_rows(index.bm25(question, k))
+            named = named_documents(question, self._doc_names(), self.bm25_params)
+            if not named:
+                return ranking
+            scores = dict(ranking)
+            scores.update(self._to_rows(index.bm25(question, k, docs=named)))
+            boost = 1.0 + self.bm25_params.named_document_boost
+            named_set = set(named)
+            for row in scores:
+                if self.passages[row].doc in named_set:
+                    scores[row] *= boost
+            return sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:k]
+
+    def _doc_names(self) -> list[str]:
+        return list(dict.fromkeys(p.doc for p in self.passages))
 
     def _dense_ranking(self, question: str, k: int, log: CallLog | None = None) -> Ranking:
         log = log if log is not None else CallLog()
@@ -277,6 +298,24 @@ class MilvusRetriever(Retriever):
             return []
         ranked = self._to_rows(index.dense(vec, k, exclude_doc=passage.doc))
         return [(self.passages[row], score) for row, score in ranked]
+
+
+def named_documents(question: str, docs: Sequence[str], params: BM25Params) -> list[str]:
+    """The documents ``question`` names, by the embedded index's rule
+    (``bm25.document_names``): every word of the document's name, or (with
+    ``name_acronyms``) its initials, among the question's terms. A name with
+    no letters (a numbered record) names nothing."""
+    if not params.named_document_boost:
+        return []
+    terms = set(params.terms(question))
+    named = []
+    for doc in docs:
+        stem = PurePosixPath(doc).stem
+        words = set(params.terms(stem)) if any(c.isalpha() for c in stem) else set()
+        acronym = name_acronym(doc) if params.name_acronyms else ""
+        if words and (words <= terms or (acronym and acronym not in words and acronym in terms)):
+            named.append(doc)
+    return named
 
 
 def _cosine(query: np.ndarray, vec: np.ndarray) -> float:
