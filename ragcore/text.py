@@ -239,3 +239,19 @@ def starts_with_table_row(text: str) -> bool:
     """Whether the first non-blank line of ``text`` is a pipe-table row."""
     stripped = text.lstrip()
     return stripped.startswith("|")
+
+
+def phrase_initials(text: str) -> list[str]:
+    """The initials of every run of ``MIN_ACRONYM``-``MAX_ACRONYM``
+    consecutive words of ``text`` ("request for proposal" -> "rfp"), stop
+    words included as in ``name_acronym``; a number or amount breaks a run."""
+    found: dict[str, None] = {}
+    run: list[str] = []
+    for token in [*words(text), ""]:
+        if token[:1].isalpha():
+            run.append(token[0])
+            for size in range(MIN_ACRONYM, min(len(run), MAX_ACRONYM) + 1):
+                found.setdefault("".join(run[-size:]))
+        else:
+            run = []
+    return list(found)

@@ -106,3 +106,13 @@ def test_identifier_forms_are_indexed_whole_and_by_their_parts(code, whole, part
     assert parts <= set(terms), terms
     # The same form in a question gives the same whole token.
     assert whole in search_terms(f"What does {code} mean?")
+
+
+def test_phrase_initials_are_the_initials_of_runs_of_three_to_five_words():
+    from ragcore.text import phrase_initials
+
+    found = phrase_initials("the request for proposal")
+    assert "rfp" in found and "trfp" in found and "tr" not in found
+    assert phrase_initials("service level agreement") == ["sla"]
+    assert phrase_initials("two words") == []
+    assert "lag" not in phrase_initials("level 2 agreement goes")  # a number breaks the run

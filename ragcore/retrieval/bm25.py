@@ -37,6 +37,7 @@ from ..text import (
     identifiers,
     name_acronym,
     open_table_header,
+    phrase_initials,
     search_terms,
     starts_with_table_row,
 )
@@ -84,6 +85,13 @@ class BM25Params:
     # passages' scores are multiplied by 1 + this. Chosen by leave-one-group-
     # out cross-validation (docs/decisions.md, "Named documents").
     named_document_boost: float = 1.0
+    # A query's runs of 3-5 words also search their initials when those are
+    # a word of a document's name or its initials ("request for proposal" ->
+    # "rfp" for rfp-response.md; "service level agreement" -> "sla"), so a
+    # document is named by its spelled-out abbreviation too. Needs the names
+    # of named_document_boost. Off: cross-validation chose it in 1 of 10
+    # folds (demo multi-part loses; docs/decisions.md, "Named documents").
+    name_initials_in_queries: bool = False
 
     def plain(self) -> BM25Params:
         """rank_bm25's conventions exactly: both bonuses off, only negative
@@ -97,6 +105,7 @@ class BM25Params:
             name_acronyms=False,
             table_headers=False,
             named_document_boost=0.0,
+            name_initials_in_queries=False,
         )
 
     def terms(self, text: str) -> list[str]:
@@ -279,8 +288,18 @@ class BM25Index:
         return cls([], heading_lists, params, blocks=text_blocks(texts, params, BUILD_BLOCK))
 
     def query_tokens(self, query: str) -> list[str]:
-        tokens = self.params.terms(query)
-        return tokens + self.known_identifiers(query) * self.params.identifier_boost
+        tokens = self.params.terms(query) + self.known_identifiers(query) * self.params.identifier_boost
+        # (Milvus's TermStats shares this method and holds no document names.)
+        return tokens + self.name_initials(query) if self.params.name_initials_in_queries else tokens
+
+    def name_initials(self, query: str) -> list[str]:
+        """The initials of the query's runs of words that are a word of a
+        document's name or its initials (``name_initials_in_queries``)."""
+        if not self.params.name_initials_in_queries or not self.names.nnz:
+            return []
+        held = self.names.indptr
+        cols = ((t, self.vocab.get(t)) for t in phrase_initials(query))
+        return [t for t, col in cols if col is not None and held[col + 1] > held[col]]
 
     def term_ids(self, tokens: Sequence[str]) -> np.ndarray:
         """Vocabulary ids of the known ``tokens``, in order (unknown ones dropped)."""

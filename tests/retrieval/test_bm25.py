@@ -183,7 +183,10 @@ def _named_passages():
 
     texts = {
         ("sla.md", "Uptime commitment"): "Monthly uptime is 99.9% for every plan.",
-        ("master-services-agreement.pdf", "Termination"): "Either party may end the agreement after repeated misses.",
+        (
+            "master-services-agreement.pdf",
+            "Termination",
+        ): "Either party may end the agreement after repeated misses.",
         ("faq.md", "Questions"): "Does the SLA guarantee uptime? Ask support.",
         ("faq.md", "Ending"): "You may terminate after repeated misses of the MSA terms.",
     }
@@ -233,3 +236,27 @@ def test_a_document_is_named_only_by_all_of_its_name_or_its_initials():
     assert named("What does the DPA say about refunds?") == [0]
     assert named("What does 1033 say?") == []  # a numbered record has no name
     assert BM25Index.from_texts(["a text"]).named_rows(np.asarray([0])).size == 0
+
+
+def test_a_document_is_named_by_its_spelled_out_abbreviation():
+    from ragcore.records import Passage
+
+    texts = [
+        ("rfp-response.md", "References", "Reference customers: three banks and a school."),
+        ("rfp-response.md", "Title", "Response to RFP NHP-2026-014 for Northgate."),
+        ("sla.md", "Commitment", "Monthly uptime is 99.9% for every plan."),
+        ("faq.md", "Questions", "Our service is fast, our service is safe."),
+    ]
+    passages = [Passage(doc, i, 1, 1, 0, len(t), label, t) for i, (doc, label, t) in enumerate(texts)]
+    passages += [Passage(f"note-{i}.md", 0, 1, 1, 0, len(t), "Notes", t) for i, t in enumerate(FILLER)]
+    on = BM25Index.from_passages(passages, BM25Params(name_initials_in_queries=True))
+    off = BM25Index.from_passages(passages)  # the shipped setting: off
+    question = "What is the reference number of the Northgate request for proposal?"
+    assert "rfp" in on.query_tokens(question) and "rfp" not in off.query_tokens(question)
+    assert on.search(question)[0][0] == 1 and off.search(question)[0][0] == 0
+    # "service level agreement" names sla.md, whose whole name is "sla".
+    uptime = "What uptime does the service level agreement set?"
+    assert passages[on.search(uptime)[0][0]].doc == "sla.md"
+    assert passages[off.search(uptime)[0][0]].doc == "faq.md"
+    # Initials that are no document's name word are not searched.
+    assert "tsl" not in on.query_tokens(uptime) and "lag" not in on.query_tokens("level agreement goes")
