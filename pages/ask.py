@@ -173,7 +173,12 @@ def ask_form() -> None:
             st.session_state["outcome"] = None  # an old answer under this message would seem to answer it
             st.warning(ui.md(str(exc)[:1].upper() + str(exc)[1:] + "."))
             return
-        prepare_dense()
+        try:
+            prepare_dense()
+        except errors.RagcoreError as exc:  # e.g. a Milvus index that is down while uploads embed
+            st.session_state["outcome"] = None
+            st.error(ui.md(exc))
+            return
         stream_box = st.empty()
 
         def stream(text: str) -> None:

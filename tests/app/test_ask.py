@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from ragcore.retrieval.backends.milvus_client import IndexUnavailable
+from ragcore.services.indexes import Indexes
 from tests.app.helpers import plain, start
 
 PRICING = "Is our pricing consistent?"
@@ -138,3 +140,19 @@ def test_the_money_lens_names_each_item_once_and_tells_a_change_from_a_conflict(
         for c2, d in steps
         if c == c2
     )
+
+
+def test_an_index_that_fails_while_vectors_are_missing_is_an_error_not_a_crash(app_env, monkeypatch) -> None:
+    """Asking while some passages still lack vectors embeds them first; when
+    the index behind them is unreachable (a Milvus server down while an upload
+    embeds in the background) the page says so instead of crashing."""
+
+    def down(self, collection, progress=None):
+        raise IndexUnavailable("Milvus at http://127.0.0.1:1 is unreachable or not answering (connect)")
+
+    at = start()
+    monkeypatch.setattr(Indexes, "missing_vectors", lambda self, collection: 3)
+    monkeypatch.setattr(Indexes, "ensure_dense", down)
+    _ask(at, PRICING)
+    assert "unreachable" in " ".join(plain(e.value) for e in at.error)
+    assert at.session_state["outcome"] is None
