@@ -26,6 +26,9 @@ NOT_YET = {
     # (session 5); the page's answer still lacks the 99.9% / 10% / 25% rows
     "ask-02": "the Ask page's answer lacks the SLA credit rows 99.9%, 10% and 25% (eval --answers states them)",
     "ask-03": "the RFP's section 8 (exceptions) is not in the top 10 retrieved for this question",
+    # Until session 5 this test read the cited passages' source views as part of
+    # the answer, so ask-04 passed on text the answer does not state.
+    "ask-04": "the answer quotes the 30-day refund sentence only, not that an annual plan runs to the end of its term",
 }
 
 
@@ -40,7 +43,10 @@ def _examples() -> list:
 
 
 def _answer_text(at) -> str:
-    body = "".join(h.proto.body for h in at.html if "rc-answer" in h.proto.body)
+    """The answer block only: every HTML element carries the page's CSS (which
+    names .rc-answer), so a cited passage's source view must not count."""
+    body = "".join(h.proto.body for h in at.html if '<div class="rc-answer">' in h.proto.body)
+    body = re.sub(r"<style.*?</style>", " ", body, flags=re.S)
     return html.unescape(re.sub(r"<[^>]+>", " ", body))
 
 
