@@ -152,5 +152,6 @@ def fusion_description(config: FusionLike) -> tuple[str, str]:
     text = text.split(". The constants")[0].rstrip(".") + "."
     for field_name in ("depth", "pool", "k"):
         text = text.replace(f"``{field_name}``", f"{getattr(config, field_name, field_name):g}")
+    text = text.replace("``", "")  # the docstring's literal markup; the page shows plain text
     short = text.split(":")[0].split(" (")[0]
     return (short if config.method in ("convex", "learned", "gated") else f"{short}, k = {config.k:g}"), text

@@ -26,6 +26,7 @@ def test_how_it_works_shows_live_figures_and_last_query_timings(app_env) -> None
     assert (timings["Milliseconds"] >= 0).all()
     text = " ".join(c.value for c in at.caption)
     assert "synonym" in text and "cross-encoder" in text and "Milvus" in text  # the known limits
+    assert not any("``" in m.value for m in at.markdown)  # no docstring markup shown
     # The BM25 stage claims the side-by-side bonus only when it is on.
     bm25 = next(m.value for m in at.markdown if "Snowball-stemmed" in m.value)
     assert ("side by side in the passage, as in" in bm25) == bool(BM25Params().adjacency_weight)
