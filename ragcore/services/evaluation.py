@@ -13,6 +13,7 @@ from typing import Literal
 from .. import config, errors
 from ..corpus import Corpus
 from ..evaluation.goldset import GoldSet, load_goldset
+from ..evaluation.heldout import HeldOutStudy, heldout_from_json
 from ..evaluation.orchestration import run_goldset
 from ..evaluation.run import AnyRun, ChunkingRun, JsonValue, RunSettings, is_run, run_from_json
 from ..evaluation.runner import Ranker
@@ -20,6 +21,8 @@ from ..evaluation.statistics import RESAMPLES
 from ..store import Library
 from .common import DEMO_COLLECTION, EVAL_DIR, REPO_ROOT, RESULTS_DIR, check_chunking, safe_name
 from .indexes import Indexes
+
+HELDOUT_FILE = "fusion-cv.json"  # written by scripts/fusion_study.py --cv
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,17 @@ class Evaluations:
             if run is not None:
                 out.append(describe_run(path, run))
         return out
+
+    def heldout(self) -> HeldOutStudy | None:
+        """The default ranker's cross-validated figures (``fusion-cv.json``), if stored."""
+        path = self.results_dir / HELDOUT_FILE
+        if not path.is_file():
+            return None
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise errors.RagcoreError(f"{path.name}: cannot be read ({exc})") from exc
+        return heldout_from_json(data)
 
     @staticmethod
     def preferred_run(stored: list[StoredRun], collection: str) -> int:
