@@ -311,6 +311,11 @@ if isinstance(run, ChunkingRun):
     show_chunking_run(run)
 else:
     st.header(ui.md(run.settings.label))
+    if source == "Stored run" and ws.evaluation.tuned_on(run.settings.label):
+        st.caption(
+            "In-sample: the default ranker's constants were chosen with these questions among others. "
+            "**Held out** scores it on questions they were not chosen on."
+        )
     show_run(run, key="run")
     if isinstance(run.extra.get("answers"), dict):
         show_answers(run.extra["answers"], key="run")

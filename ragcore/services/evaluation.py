@@ -83,6 +83,15 @@ class Evaluations:
             raise errors.RagcoreError(f"{path.name}: cannot be read ({exc})") from exc
         return heldout_from_json(data)
 
+    def tuned_on(self, gold_name: str) -> bool:
+        """Whether the default ranker's constants were chosen with this gold set's
+        questions among others (a group of the stored cross-validation)."""
+        try:
+            study = self.heldout()
+        except errors.RagcoreError:
+            return False
+        return study is not None and any(row.collection.split(":")[0] == gold_name for row in study.rows)
+
     @staticmethod
     def preferred_run(stored: list[StoredRun], collection: str) -> int:
         """Index of the run to open first: for the demo, the demo gold set's run with

@@ -165,3 +165,16 @@ def test_held_out_view_without_a_result_says_how_to_make_one(app_env, tmp_path, 
     at = start("pages/evaluation.py")
     at.button_group(key="eval-source").set_value("Held out").run()
     assert any("fusion_study.py --cv" in i.value for i in at.info)
+
+
+def test_a_stored_run_of_a_tuned_gold_set_says_it_is_in_sample(app_env, stored) -> None:
+    from tests.evaluation.test_heldout import fold, study
+
+    (stored / "fusion-cv.json").write_text(json.dumps(study(fold("demo:fact", 0.8), fold("cisi", 0.45))))
+    at = start("pages/evaluation.py")
+    assert not any("In-sample" in plain(c.value) for c in at.caption)  # tiny was not a group
+    run = small_run(("bm25", "hybrid"))
+    run["settings"]["name"] = "demo"
+    (stored / "tiny.json").write_text(json.dumps(run))
+    at = start("pages/evaluation.py")
+    assert any("In-sample" in plain(c.value) for c in at.caption)
