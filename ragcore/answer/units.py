@@ -341,9 +341,11 @@ def _documents(units: Sequence[Unit]) -> dict[str, list[Unit]]:
 # sets ("Outside the money-back window, an annual subscription runs to the end
 # of its term"): the other half of a conditional answer, read wherever it
 # stands in the document, when the condition it names is the quoted
-# sentence's own (its words are in that sentence or its heading path).
+# sentence's own (its words are in that sentence or its heading path). Not
+# "After the X,": that is a sequence in time ("After the November outage,
+# three customers' lawyers asked ..." was brought to an uptime answer).
 _COMPLEMENT = re.compile(
-    r"^\W*(?:outside|beyond|after)\s+(?:of\s+)?"
+    r"^\W*(?:outside|beyond)\s+(?:of\s+)?"
     r"(?:the|this|that|these|those|such|its|their|a|an)\s+(?P<condition>[^,;:]{3,60}),",
     re.IGNORECASE,
 )

@@ -153,8 +153,8 @@ def test_a_conditional_answer_brings_what_holds_outside_its_condition() -> None:
             "In the trial period, a boxed licence is returned for a full refund within 14 days of delivery.\n"
             "## Later returns\n"
             "Support answers questions about licences on weekdays.\n"
+            "After the trial period, the support team sends a short survey.\n"
             "Outside the trial period, every sale is final.\n"
-            "After the meeting, the team writes the minutes.\n"
         ),
         "other.md": "Deliveries leave the warehouse on weekdays.\n",
     }
@@ -163,5 +163,5 @@ def test_a_conditional_answer_brings_what_holds_outside_its_condition() -> None:
     lines = answer.text.split("\n")
     first = next(i for i, s in enumerate(lines) if "within 14 days" in s)
     assert "Outside the trial period" in lines[first + 1]
-    # a sentence opening on a condition the quoted one does not state is not brought
-    assert "After the meeting" not in answer.text
+    # "After the X," is a sequence in time, not what holds outside X
+    assert "sends a short survey" not in answer.text
