@@ -22,9 +22,9 @@ GOLD = REPO / "eval" / "demo.gold.json"
 # 10: the SLA's commitment and credit table (ask-02) and the RFP's exceptions
 # section (ask-03) are not retrieved for these questions (docs/decisions.md).
 NOT_YET = {
-    # eval --answers states every ask-02 fact since parts' named-document boost
-    # (session 5); the page's answer still lacks the 99.9% / 10% / 25% rows
-    "ask-02": "the Ask page's answer lacks the SLA credit rows 99.9%, 10% and 25% (eval --answers states them)",
+    # ask-02 (the SLA's commitment and credits) is answered completely since
+    # session 6: each part of a question naming a document ranks that
+    # document's passages first (retriever.PART_SCOPE, parts' change).
     "ask-03": "the RFP's section 8 (exceptions) is not in the top 10 retrieved for this question",
     # Until session 5 this test read the cited passages' source views as part of
     # the answer, so ask-04 passed on text the answer does not state.
