@@ -352,7 +352,7 @@ def extract_figures(
     found: list[FigureMatch] = []
     prev_base, prev_billing = "", None
     marks = [_time_of(text, amounts, k, context) for k in range(len(amounts))]
-    marks = _respectively(marks, text, amounts, above)
+    marks = _paired_years(_respectively(marks, text, amounts, above), text, amounts)
     marks = _components(marks, text, amounts)
     for k, amt in enumerate(amounts):
         prev = amounts[k - 1] if k and amounts[k - 1].sentence == amt.sentence else None
@@ -429,6 +429,37 @@ def _respectively(
             line = amounts[before[-1]].line
             years = column_years_above(above + text, len(above) + line[0])
         listed = before[-len(years) :] if len(years) > 1 else []
+        joined = all(
+            re.fullmatch(r"\s*(?:,|and|,\s*and)\s*", text[amounts[i].stop : amounts[j].start])
+            for i, j in itertools.pairwise(listed)
+        )
+        if len(listed) == len(years) and joined and all(len(amounts[k].values) == 1 for k in listed):
+            for k, year in zip(listed, years, strict=True):
+                out[k] = year_mark(year, marks[k].tense)
+    return out
+
+
+# "... in the year ended December 31, 2021 and 2020" after "$1.1 million and $1.6 million": years listed as amounts are
+_YEAR_LIST = re.compile(
+    r"(?<![\d$,.])(?:19|20)\d\d(?:\s*,\s*(?:19|20)\d\d)*\s*,?\s+and\s+(?:19|20)\d\d(?![\d%])"
+)
+
+
+def _paired_years(marks: list[TimeMark], text: str, amounts: list[_Amount]) -> list[TimeMark]:
+    """ "$1.1 million and $1.6 million ... in the year ended <date>, 2021 and
+    2020": "respectively" left unwritten; amounts listed with "and" take the
+    years listed later in their sentence, in order, when the counts agree."""
+    out = list(marks)
+    for m in _YEAR_LIST.finditer(text):
+        if re.match(r"\s*,?\s*respectiv", text[m.end() : m.end() + 20], re.IGNORECASE):
+            continue  # read by _respectively
+        years = [int(y) for y in _YEAR.findall(m.group())]
+        before = [
+            k
+            for k, a in enumerate(amounts)
+            if a.stop <= m.start() and a.sentence[0] <= m.start() < a.sentence[1]
+        ]
+        listed = before[-len(years) :]
         joined = all(
             re.fullmatch(r"\s*(?:,|and|,\s*and)\s*", text[amounts[i].stop : amounts[j].start])
             for i, j in itertools.pairwise(listed)

@@ -192,16 +192,30 @@ _SIGN_WORDS = frozenset({"loss", "profit"})
 _COMPANY_SUFFIXES = _wordset("inc llc ltd corp plc co lp")
 
 
+_FLOW_VERBS = frozenset({"used", "provided", "generated"})
+_FLOW_LINKS = frozenset({"in", "by", "from"})
+
+
+def _cash_flow(words_: list[str]) -> list[str]:
+    """ "(Net) cash used in / provided by (used in) X" are one signed line item,
+    the cash flow of X: read as "cash flow X"."""
+    i = 1 if words_[:1] == ["net"] else 0
+    if words_[i : i + 1] != ["cash"]:
+        return words_
+    j = i + 1
+    while j + 1 < len(words_) and words_[j] in _FLOW_VERBS and words_[j + 1] in _FLOW_LINKS:
+        j += 2
+    return ["cash", "flow", *words_[j:]] if j > i + 1 and j < len(words_) else words_
+
+
 def subject_key(subject: str) -> str:
     """Comparison key of a subject: stemmed content words without plan filler,
     so "Pro plan" and "pro" meet, and "lowest subscription tier" meets "lowest tier"."""
     base, _, billing = subject.partition(" / billed ")
-    base_words = [w for w in re.split(r"[\s/]+", base) if w]
+    base_words = _cash_flow([w for w in re.split(r"[\s/]+", base) if w])
     kept = [stem(w) for w in base_words if w not in _FILLER] or [stem(w) for w in base_words]
     if len(kept) > 1 and kept[-1] in _SIGN_WORDS:
         kept = kept[:-1]  # "Adjusted EBITDA loss" and "Adjusted EBITDA" are one line item, signed
-    if len(kept) > 2 and kept[0] == "net" and kept[1] == "cash":
-        kept = kept[1:]  # "cash used in operating activities" is the net figure the statement's row names
     key = " ".join(kept)
     return f"{key} | {billing}" if billing else key
 

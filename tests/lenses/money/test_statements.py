@@ -149,6 +149,11 @@ def test_a_participle_ties_the_head_noun_to_its_phrase() -> None:
         "cash used in investing activities"
     )
     assert subject_key("net loss") != subject_key("loss")
+    # the cash flow of an activity is one signed line item, used or provided
+    key = subject_key("cash provided by financing activities")
+    assert key == subject_key("cash used in financing activities")
+    assert key == subject_key("net cash provided by used in financing activities")
+    assert key != subject_key("cash used in investing activities")
 
 
 def test_listed_parts_are_named_by_their_in_phrase() -> None:
@@ -171,3 +176,14 @@ def test_listed_parts_are_named_by_their_in_phrase() -> None:
     assert [f.subject for f in extract_figures("We raised $5 million in new funding.")] != ["new funding"]
     timed = extract_figures("The total included $4 million in 2023 and $6 million in 2024, respectively.")
     assert all(f.subject != "2023" for f in timed)
+
+
+def test_amounts_listed_with_and_take_the_years_listed_after_them() -> None:
+    text = (
+        "Includes interest for leased vans. $2.4 million and $3.0 million related to the interest part of "
+        "van leases in the year ended June 30, 2024 and 2023. See Note 4."
+    )
+    assert [(f.amount, f.mark.when.year) for f in extract_figures(text)] == [(2.4e6, 2024), (3.0e6, 2023)]
+    # a count that does not agree dates nothing new
+    text = "Fees were $2.4 million, up from 2022 and 2023 levels of about half."
+    assert [f.mark.when for f in extract_figures(text)] == [None]
