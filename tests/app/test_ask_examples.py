@@ -24,9 +24,6 @@ GOLD = REPO / "eval" / "demo.gold.json"
 # the mark is removed).
 NOT_YET = {
     "ask-03": "the RFP's section 8 (exceptions) is not in the top 10 retrieved for this question",
-    # Until session 5 this test read the cited passages' source views as part of
-    # the answer, so ask-04 passed on text the answer does not state.
-    "ask-04": "the answer quotes the 30-day refund sentence only, not that an annual plan runs to the end of its term",
 }
 
 
