@@ -327,8 +327,18 @@ class BM25Index:
         is off or no document is named."""
         if not self.params.named_document_boost or not self.names.nnz or not len(ids):
             return np.zeros(0, dtype=np.int64)
-        held = column_sum(self.names, np.unique(ids), np.ones(len(np.unique(ids))))
-        return np.flatnonzero((self.name_size > 0) & (held >= self.name_size))
+        # Only the passages in the query's name columns can be named: summed
+        # there alone (the same sums in the same order), not over every passage.
+        cols = np.unique(ids)
+        starts, ends = self.names.indptr[cols], self.names.indptr[cols + 1]
+        if not np.any(ends > starts):
+            return np.zeros(0, dtype=np.int64)
+        rows = np.concatenate([self.names.indices[s:e] for s, e in zip(starts, ends, strict=True)])
+        vals = np.concatenate([self.names.data[s:e] for s, e in zip(starts, ends, strict=True)])
+        candidates, slot = np.unique(rows, return_inverse=True)
+        held = np.bincount(slot, weights=vals, minlength=len(candidates))
+        size = self.name_size[candidates]
+        return candidates[(size > 0) & (held >= size)].astype(np.int64, copy=False)
 
     def search_ids(self, ids: np.ndarray, k: int = 100) -> list[tuple[int, float]]:
         """``search`` from query term ids (no adjacency bonus). The same as
