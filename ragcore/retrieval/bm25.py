@@ -391,7 +391,9 @@ class BM25Index:
         rows: slicing rows out of the CSC matrix scans all of it (about 40
         ms at 50k passages)."""
         m = self.matrix
-        wanted = np.asarray(rows, dtype=np.int64)
+        # Rows in the columns' own dtype (int32): numpy would otherwise cast
+        # each whole column to int64 to search it (the same positions).
+        wanted = np.asarray(rows, dtype=np.int64).astype(m.indices.dtype)
         out = np.zeros((len(wanted), len(cols)), dtype=bool)
         for j, col in enumerate(cols):
             start, end = int(m.indptr[col]), int(m.indptr[col + 1])

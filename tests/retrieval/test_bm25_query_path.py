@@ -5,6 +5,7 @@ every passage."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from ragcore.records import Passage
 from ragcore.retrieval.bm25 import BM25Index
@@ -48,3 +49,19 @@ def test_named_rows_equal_the_rule_summed_over_every_passage():
         assert got.tolist() == _every_passage_rule(index, ids).tolist()
         named_some += bool(len(got))
     assert 50 < named_some < 400  # both outcomes were exercised
+
+
+@pytest.mark.parametrize("share", [1, 8, 10**9])  # rarely, by default, always reset by one fill
+def test_the_scratch_reset_either_way_leaves_zeros_and_the_exact_top_k(monkeypatch, share):
+    from ragcore.benchdata import synthetic_passages, synthetic_queries
+    from ragcore.retrieval import bm25_topk
+    from ragcore.retrieval.bm25 import BM25Params, top_k
+
+    monkeypatch.setattr(bm25_topk, "RESET_FILL_SHARE", share)
+    corpus = synthetic_passages(3000, seed=12, vocab_size=800)
+    index = BM25Index.from_texts(corpus, [f"d{i // 10}" for i in range(len(corpus))], BM25Params())
+    for query in synthetic_queries(corpus, 40, seed=2):
+        ids = index.term_ids(index.query_tokens(query))
+        for k in (10, 100):
+            assert index.search_ids(ids, k) == top_k(index.scores_from_ids(ids), k)
+            assert not bm25_topk._SCRATCH.partial.any()
