@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from pathlib import PurePosixPath
 
 import numpy as np
 
 from ...records import Passage, StageTrace
-from ...text import name_acronym
 from ..bm25 import BM25Params
+from ..document_names import names_document
 from ..protocols import EmbedderLike, Mode, PassageSource, RerankerLike, VectorCache
 from ..results import CallLog
 from ..retriever import (
@@ -302,20 +301,11 @@ class MilvusRetriever(Retriever):
 
 def named_documents(question: str, docs: Sequence[str], params: BM25Params) -> list[str]:
     """The documents ``question`` names, by the embedded index's rule
-    (``bm25.document_names``): every word of the document's name, or (with
-    ``name_acronyms``) its initials, among the question's terms. A name with
-    no letters (a numbered record) names nothing."""
+    (``document_names.names_document``)."""
     if not params.named_document_boost:
         return []
     terms = set(params.terms(question))
-    named = []
-    for doc in docs:
-        stem = PurePosixPath(doc).stem
-        words = set(params.terms(stem)) if any(c.isalpha() for c in stem) else set()
-        acronym = name_acronym(doc) if params.name_acronyms else ""
-        if words and (words <= terms or (acronym and acronym not in words and acronym in terms)):
-            named.append(doc)
-    return named
+    return [doc for doc in docs if names_document(terms, doc, params)]
 
 
 def _cosine(query: np.ndarray, vec: np.ndarray) -> float:
