@@ -296,8 +296,18 @@ class BM25Index:
         is off or no document is named."""
         if not self.params.named_document_boost or not self.names.nnz or not len(ids):
             return np.zeros(0, dtype=np.int64)
-        held = column_sum(self.names, np.unique(ids), np.ones(len(np.unique(ids))))
-        return np.flatnonzero((self.name_size > 0) & (held >= self.name_size))
+        # Only the passages in the query's name columns can be named: summed
+        # there alone (the same sums in the same order), not over every passage.
+        cols = np.unique(ids)
+        starts, ends = self.names.indptr[cols], self.names.indptr[cols + 1]
+        if not np.any(ends > starts):
+            return np.zeros(0, dtype=np.int64)
+        rows = np.concatenate([self.names.indices[s:e] for s, e in zip(starts, ends, strict=True)])
+        vals = np.concatenate([self.names.data[s:e] for s, e in zip(starts, ends, strict=True)])
+        candidates, slot = np.unique(rows, return_inverse=True)
+        held = np.bincount(slot, weights=vals, minlength=len(candidates))
+        size = self.name_size[candidates]
+        return candidates[(size > 0) & (held >= size)].astype(np.int64, copy=False)
 
     def _rows_hit(self, ids: np.ndarray) -> bool:
         """Whether some table row (``table_row_weight``) holds one of the term ``ids``."""
@@ -358,7 +368,9 @@ class BM25Index:
         rows: slicing rows out of the CSC matrix scans all of it (about 40
         ms at 50k passages)."""
         m = self.matrix
-        wanted = np.asarray(rows, dtype=np.int64)
+        # Rows in the columns' own dtype (int32): numpy would otherwise cast
+        # each whole column to int64 to search it (the same positions).
+        wanted = np.asarray(rows, dtype=np.int64).astype(m.indices.dtype)
         out = np.zeros((len(wanted), len(cols)), dtype=bool)
         for j, col in enumerate(cols):
             start, end = int(m.indptr[col]), int(m.indptr[col + 1])
