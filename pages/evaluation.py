@@ -8,7 +8,7 @@ import json
 import pandas as pd
 import streamlit as st
 
-from pages.views import charts, geneval, ui
+from pages.views import charts, geneval, heldout, ui
 from pages.views.answers import show_answers
 from ragcore import errors
 from ragcore.evaluation.run import ChunkingRun, Comparison, MetricSummary, RankedEntry, Run
@@ -32,7 +32,7 @@ st.caption("How well each ranker finds the passages a gold set marks as relevant
 
 source = st.segmented_control(
     "Run",
-    ["Stored run", "Run now", "My gold set", "Generation"],
+    ["Stored run", "Held out", "Run now", "My gold set", "Generation"],
     default="Stored run",
     key="eval-source",
     label_visibility="collapsed",
@@ -65,6 +65,11 @@ if source == "Stored run":
             "Stored run", list(titles), index=ws.evaluation.preferred_run(stored, coll), key="eval-stored"
         )
         run = ws.evaluation.load_run(titles[pick].path)
+elif source == "Held out":  # the default ranker on groups it was not tuned on (pages/views/heldout.py)
+    try:
+        heldout.show(ws.evaluation.heldout())
+    except errors.RagcoreError as exc:
+        st.error(ui.md(exc))
 elif source == "Run now":
     golds = ws.evaluation.gold_sets()
     if not golds:
@@ -306,6 +311,11 @@ if isinstance(run, ChunkingRun):
     show_chunking_run(run)
 else:
     st.header(ui.md(run.settings.label))
+    if source == "Stored run" and ws.evaluation.tuned_on(run.settings.label):
+        st.caption(
+            "In-sample: the default ranker's constants were chosen with these questions among others. "
+            "**Held out** scores it on questions they were not chosen on."
+        )
     show_run(run, key="run")
     if isinstance(run.extra.get("answers"), dict):
         show_answers(run.extra["answers"], key="run")

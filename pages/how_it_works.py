@@ -8,8 +8,8 @@ import os
 import pandas as pd
 import streamlit as st
 
-from pages.views import ui
-from ragcore import config
+from pages.views import heldout, ui
+from ragcore import config, errors
 
 ui.require_frame()  # a first run may start here without app.py
 ws = ui.workspace()
@@ -101,6 +101,19 @@ stage(
         ", and for query words that appear side by side in the passage, as in the question."
         if figures.adjacency_weight
         else " (a bonus for words side by side was measured and is off)."
+    )
+    + (
+        f" A question that names a document (every word of its name, or its initials: “the SLA”) "
+        f"multiplies that document's scores by {1 + figures.named_document_boost:g}."
+        if figures.named_document_boost
+        else ""
+    )
+    + (
+        f" Each row of a Markdown table is also scored as a small passage of its own, with the table's "
+        f"header row; a passage keeps the better of its own score and {figures.table_row_weight:g} × "
+        "its best row's, so a row that answers the question is not outscored by passages sharing words in passing."
+        if figures.table_row_weight
+        else ""
     ),
     {
         "k1 / b": f"{figures.bm25_k1} / {figures.bm25_b}",
@@ -134,7 +147,20 @@ stage(
     5,
     "Fusion and reranking",
     f"Hybrid mode takes each signal's top {figures.candidates} and fuses the two rankings. "
-    f"{ui.md(figures.fusion_description)} Rerank mode re-orders the fused top {figures.rerank_depth} "
+    f"{ui.md(figures.fusion_description)} "
+    + (
+        "A question in several parts (“What uptime does the SLA guarantee, and what credits apply?”) is "
+        f"also ranked part by part, and the parts' best passages are merged after the whole question's top "
+        f"{figures.part_head}"
+        + (
+            ", each part ranked within the document the question names first. "
+            if figures.part_scope
+            else ". "
+        )
+        if figures.split_parts
+        else ""
+    )
+    + f"Rerank mode re-orders the fused top {figures.rerank_depth} "
     "with a cross-encoder when one is configured (RAGCORE_RERANKER_DIR).",
     {
         "Fusion": figures.fusion_name,
@@ -185,6 +211,28 @@ else:
     st.caption("No question asked in this collection yet: ask one on the Ask page to see its timings here.")
 
 st.subheader("The numbers behind the choices")
+try:
+    study = ws.evaluation.heldout()
+except errors.RagcoreError as exc:
+    study = None
+    st.caption(ui.md(f"Held-out result not shown: {exc}"))
+if study is not None:
+    st.caption(
+        f"Held out: each retrieval constant was chosen by leave-one-collection-out cross-validation and "
+        f"scored on the group left out. The default meets its goal (at least the better single signal, and "
+        f"the published RRF figure where there is one) on {study.met} of {len(study.rows)} groups; the "
+        "Evaluation page's Held out view has the intervals and charts."
+    )
+    st.dataframe(
+        heldout.table(study)[["Group", "Questions", "BM25", "Dense", "RRF k=60", "hybrid", "Goal met"]],
+        hide_index=True,
+        height=35 * (len(study.rows) + 1) + 3,  # every group visible without scrolling
+        width="stretch",
+        column_config={
+            name: st.column_config.NumberColumn(format="%.3f")
+            for name in ("BM25", "Dense", "RRF k=60", "hybrid")
+        },
+    )
 runs = ws.evaluation.stored_runs()
 rows = []
 for stored in runs:
@@ -205,7 +253,8 @@ for stored in runs:
             )
 if rows:
     st.caption(
-        "Primary comparisons of the stored evaluation runs: the default ranker against each other ranker."
+        "In-sample: primary comparisons of the stored evaluation runs (the default ranker against each other "
+        "ranker, on questions its constants were chosen with)."
     )
     st.dataframe(
         pd.DataFrame(rows),

@@ -35,11 +35,12 @@ def _add_source_args(p: argparse.ArgumentParser) -> None:
 
 def _add_search_args(p: argparse.ArgumentParser) -> None:
     from .retrieval import MODES
+    from .retrieval.protocols import ASK_K
 
     p.add_argument("question")
     _add_source_args(p)
     p.add_argument("--mode", default=None, choices=MODES, help="retrieval mode (default: hybrid)")
-    p.add_argument("--k", type=int, default=10, help="number of hits (default 10)")
+    p.add_argument("--k", type=int, default=ASK_K, help=f"number of hits (default {ASK_K})")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     _add_backend_arg(p)
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -116,11 +118,11 @@ def ingest_files(
     Files are parsed under the limits of :mod:`ragcore.guard` (PDFs in a
     worker process with a timeout and a memory cap)."""
     reports = []
-    for k, (name, path) in enumerate(paths):
+    for k, ((name, _path), loaded) in enumerate(zip(paths, _loaded(paths, max_bytes), strict=True)):
         if progress:
             progress(k, len(paths), name)
         try:
-            doc = load_path(path, name, max_bytes=max_bytes)
+            doc = loaded.result()
             result = add_document(library, collection, doc, chunking)
         except errors.RagcoreError as exc:
             reports.append(IngestReport(name, "error", error=getattr(exc, "reason", str(exc))))
@@ -130,6 +132,24 @@ def ingest_files(
         else:
             reports.append(IngestReport(name, result.status, result.passages))
     return reports
+
+
+PARSE_AHEAD = 2  # files parsed at once while ingesting (each PDF in its own guarded worker)
+
+
+def _loaded(paths: list[tuple[str, Path]], max_bytes: int | None) -> Iterator[Future[Document]]:
+    """Each file's loaded document (or its error), in order, with up to
+    ``PARSE_AHEAD`` files parsing at once: a worker's start-up and parse then
+    overlap another's (#18: the demo's PDFs on an empty home). Look-ahead is
+    bounded, so a large folder is never held in memory whole."""
+    with ThreadPoolExecutor(max_workers=PARSE_AHEAD, thread_name_prefix="ragcore-parse") as pool:
+        pending: deque[Future[Document]] = deque()
+        for name, path in paths:
+            pending.append(pool.submit(load_path, path, name, max_bytes=max_bytes))
+            if len(pending) > PARSE_AHEAD:
+                yield pending.popleft()
+        while pending:
+            yield pending.popleft()
 
 
 def sync_folder(

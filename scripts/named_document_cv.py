@@ -44,15 +44,22 @@ GOLD = {"demo": ROOT / "eval" / "demo.gold.json", "dev-shared": ROOT / "eval" / 
 Scores = dict[str, dict[str, list[float]]]  # group -> mode -> nDCG@10 per boost
 
 
-def study(name: str, library) -> Scores:
+def study(name: str, library, grid: list[dict[str, object]] | None = None) -> Scores:
+    """nDCG@10 per group and mode for each BM25 setting of ``grid``
+    (``BM25Params`` fields to replace; this script's grid by default)."""
+    settings = (
+        grid
+        if grid is not None
+        else [{"named_document_boost": b, "name_initials_in_queries": i} for b, i in GRID]
+    )
     gold = load_goldset(GOLD[name])
     corpus = load_corpus(gold.corpus, "auto", library)
     resolved = resolve_spans(gold, corpus.documents)
     qrels = all_qrels(resolved, corpus.passages, gold.unit)
     judged = [q for q in resolved if any(g > 0 for g in qrels.get(q.id, {}).values())]
     out: Scores = {}
-    for boost, initials in GRID:
-        params = replace(BM25Params(), named_document_boost=boost, name_initials_in_queries=initials)
+    for setting in settings:
+        params = replace(BM25Params(), **setting)  # type: ignore[arg-type]
         retriever = Retriever(corpus, vector_cache=library, bm25_params=params)
         per: dict[tuple[str, str], list[float]] = {}
         for q in judged:
@@ -67,49 +74,53 @@ def study(name: str, library) -> Scores:
     return out
 
 
-def training_gain(scores: Scores, groups: list[str], i: int) -> float:
-    """Mean BM25 gain of boost ``GRID[i]`` over ``groups``, each collection weighted equally."""
+def training_gain(scores: Scores, groups: list[str], i: int, mode: str = "bm25") -> float:
+    """Mean ``mode`` gain of setting ``i`` over setting 0 on ``groups``, each collection weighted equally."""
     by_collection: dict[str, list[float]] = {}
     for g in groups:
-        by_collection.setdefault(g.split(":")[0], []).append(scores[g]["bm25"][i] - scores[g]["bm25"][0])
+        by_collection.setdefault(g.split(":")[0], []).append(scores[g][mode][i] - scores[g][mode][0])
     return float(np.mean([np.mean(v) for v in by_collection.values()]))
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=None)
-    args = parser.parse_args()
+def run(grid: list[dict[str, object]], kind: str, command: str, out: Path | None) -> None:
+    """Score every setting of ``grid`` on every group, choose by leave one
+    group out (``training_gain``; the first setting is the baseline), print
+    the folds and the scores, and write them to ``out`` when given."""
     library = default_library()
     scores: Scores = {}
     for name in GOLD:
         if name == "dev-shared" and not (ROOT / ".." / "shared" / "documents").is_dir():
             print("skipping dev-shared: ../shared/documents not found")
             continue
-        scores.update(study(name, library))
+        scores.update(study(name, library, grid))
     groups = sorted(scores)
     folds = []
     for held in groups:
         train = [g for g in groups if g != held]
-        best = max(range(len(GRID)), key=lambda i: (round(training_gain(scores, train, i), 9), -i))
+        best = max(range(len(grid)), key=lambda i: (round(training_gain(scores, train, i), 9), -i))
         change = {m: scores[held][m][best] - scores[held][m][0] for m in ("bm25", "hybrid")}
-        folds.append({"held_out": held, "chosen": GRID[best], "held_out_change": change})
+        folds.append({"held_out": held, "chosen": grid[best], "held_out_change": change})
         print(
-            f"held out {held:>20}: chosen {GRID[best]}  bm25 {change['bm25']:+.4f}  hybrid {change['hybrid']:+.4f}"
+            f"held out {held:>20}: chosen {grid[best]}  bm25 {change['bm25']:+.4f}  hybrid {change['hybrid']:+.4f}"
         )
     for g in groups:
         print(
             f"{g:>20} "
             + "  ".join(f"{m} " + " ".join(f"{x:.4f}" for x in scores[g][m]) for m in ("bm25", "hybrid"))
         )
-    if args.out:
-        result = {
-            "kind": "named-document-cv",
-            "command": f"python scripts/named_document_cv.py --out {args.out}",
-            "grid": [{"named_document_boost": b, "name_initials_in_queries": i} for b, i in GRID],
-            "groups": scores,
-            "folds": folds,
-        }
-        args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    if out:
+        result = {"kind": kind, "command": command, "grid": grid, "groups": scores, "folds": folds}
+        out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args()
+    grid: list[dict[str, object]] = [
+        {"named_document_boost": b, "name_initials_in_queries": i} for b, i in GRID
+    ]
+    run(grid, "named-document-cv", f"python scripts/named_document_cv.py --out {args.out}", args.out)
     return 0
 
 

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import altair as alt
 import pandas as pd
 
+from ragcore.evaluation.heldout import BASELINES, HeldOutStudy
 from ragcore.evaluation.run import ChunkingRun, Comparison, Run
 from ragcore.services.run_tables import by_type_rows, per_question_rows, summary_rows
 
@@ -157,3 +158,70 @@ def chunkings(result: ChunkingRun) -> alt.LayerChart:
     return _interval_layers(frame, "chunking", "Chunking", rankers, "nDCG@10 (95% interval)").properties(
         height=300
     )
+
+
+HELDOUT_RANKERS = ["bm25", "dense", "rrf k=60", "hybrid"]
+
+
+def heldout_scores(study: HeldOutStudy) -> alt.Chart:
+    """Held-out nDCG@10 per group: each single signal, plain RRF and the default."""
+    frame = pd.DataFrame(
+        [
+            {"group": row.collection, "ranker": name, "ndcg@10": value, "questions": row.questions}
+            for row in study.rows
+            for name, value in zip(HELDOUT_RANKERS, (row.bm25, row.dense, row.rrf, row.hybrid), strict=True)
+        ]
+    )
+    return (
+        alt.Chart(frame)
+        .mark_point(filled=True, size=80)
+        .encode(
+            y=alt.Y("group:N", title=None, sort=None, axis=alt.Axis(labelLimit=0)),
+            yOffset=alt.YOffset("ranker:N", sort=HELDOUT_RANKERS),
+            x=alt.X(
+                "ndcg@10:Q",
+                title="Held-out nDCG@10",
+                scale=alt.Scale(domain=[0, 1]),
+                axis=alt.Axis(values=[i / 10 for i in range(11)], format=".1f"),
+            ),
+            color=_color(HELDOUT_RANKERS),
+            tooltip=["group:N", "ranker:N", alt.Tooltip("ndcg@10:Q", format=".3f"), "questions:Q"],
+        )
+        .properties(height=max(120, 42 * len(study.rows)))
+    )
+
+
+def heldout_differences(study: HeldOutStudy) -> alt.LayerChart:
+    """The default minus each baseline per group, with paired 95% intervals; zero marked."""
+    frame = pd.DataFrame(
+        [
+            {"group": row.collection, "baseline": name, **vars(row.minus[name])}
+            for row in study.rows
+            for name in BASELINES
+        ]
+    )
+    low, high = min(0.0, float(frame["low"].min())), max(0.0, float(frame["high"].max()))
+    domain = [low - 0.02, high + 0.02]
+    base = alt.Chart(frame).encode(
+        y=alt.Y("group:N", title=None, sort=None, axis=alt.Axis(labelLimit=0)),
+        yOffset=alt.YOffset("baseline:N", sort=list(BASELINES)),
+        color=alt.Color(
+            "baseline:N", title="hybrid minus", scale=alt.Scale(domain=list(BASELINES), range=PALETTE[:3])
+        ),
+        tooltip=[
+            "group:N",
+            "baseline:N",
+            alt.Tooltip("diff:Q", format="+.3f"),
+            alt.Tooltip("low:Q", title="95% low", format="+.3f"),
+            alt.Tooltip("high:Q", title="95% high", format="+.3f"),
+            alt.Tooltip("p:Q", format=".4f"),
+        ],
+    )
+    x_scale = alt.Scale(domain=domain, nice=False)
+    zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(color="#8a94a3", strokeDash=[4, 3]).encode(x="x:Q")
+    rules = base.mark_rule(strokeWidth=2).encode(
+        x=alt.X("low:Q", title="hybrid minus baseline, nDCG@10 (paired 95% interval)", scale=x_scale),
+        x2="high:Q",
+    )
+    points = base.mark_point(filled=True, size=60).encode(x=alt.X("diff:Q", scale=x_scale))
+    return alt.layer(zero, rules, points).properties(height=max(120, 42 * len(study.rows)))

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from ragcore.lenses.contradiction import contradicts
+from ragcore.lenses.contradiction import contradicts, precedence_conflict
 from ragcore.text import content_words
 
 from .units import Unit, clean
@@ -129,7 +129,10 @@ def figure_conflict(a: Unit, b: Unit, relaxed: bool = False) -> bool:
 
 def contradiction(a: Unit, b: Unit) -> bool:
     """The one contradiction rule, anchored on an absolute both state, or
-    on the predicate one denies and the other states."""
+    on the predicate one denies and the other states; or two documents
+    ranked in opposite orders of precedence."""
+    if precedence_conflict(a.text, a.doc, b.text, b.doc):
+        return True
     for term in ABSOLUTES:
         pattern = re.compile(rf"(?<![\w-])(?:{term})(?![\w-])", re.I)
         if pattern.search(a.text) and pattern.search(b.text):

@@ -18,6 +18,7 @@ from typing import Protocol
 import numpy as np
 
 from ragcore.records import Hit
+from ragcore.retrieval.text_vectors import query_vectors
 
 Similarity = Callable[[str, Sequence[str]], list[float]]
 CACHE_SIZE = 20_000  # unit vectors kept between questions
@@ -36,10 +37,10 @@ def embedding_similarity(embedder: _Embeds) -> Similarity:
         missing = list(dict.fromkeys(t for t in texts if t not in cache))
         if len(cache) + len(missing) > CACHE_SIZE:
             cache.clear()
-        for t in missing:
-            # One by one as queries: the model is symmetric (no query or passage
-            # prefix), and embed_passages stays the passage index's own pass.
-            cache[t] = embedder.embed_query(t)
+        # One by one as queries: the model is symmetric (no query or passage
+        # prefix), and embed_passages stays the passage index's own pass. The
+        # vectors persist in the library across restarts (retrieval/text_vectors.py).
+        cache.update(zip(missing, query_vectors(embedder, missing), strict=True))
         return [float(cache[t] @ q) for t in texts]
 
     return similarity

@@ -337,6 +337,34 @@ def _documents(units: Sequence[Unit]) -> dict[str, list[Unit]]:
     return by_doc
 
 
+# A sentence that states what holds outside a condition another sentence
+# sets ("Outside the money-back window, an annual subscription runs to the end
+# of its term"): the other half of a conditional answer, read wherever it
+# stands in the document, when the condition it names is the quoted
+# sentence's own (its words are in that sentence or its heading path). Not
+# "After the X,": that is a sequence in time ("After the November outage,
+# three customers' lawyers asked ..." was brought to an uptime answer).
+_COMPLEMENT = re.compile(
+    r"^\W*(?:outside|beyond)\s+(?:of\s+)?"
+    r"(?:the|this|that|these|those|such|its|their|a|an)\s+(?P<condition>[^,;:]{3,60}),",
+    re.IGNORECASE,
+)
+
+
+def complement(u: Unit, seq: Sequence[Unit], used: set[int]) -> Unit | None:
+    """The sentence of ``u``'s document after ``u`` that says what holds
+    outside the condition ``u`` states, if one was retrieved."""
+    own = set(tokenize(f"{u.text} {u.label}"))
+    for v in seq:
+        if v.position <= u.position or id(v) in used:
+            continue
+        m = _COMPLEMENT.match(v.text)
+        words = set(tokenize(m.group("condition"))) if m else set()
+        if words and words <= own:
+            return v
+    return None
+
+
 def _around(u: Unit, seq: Sequence[Unit], used: set[int], placed: set[int]) -> tuple[list[Unit], list[Unit]]:
     """What ``u`` needs to be read alone: the sentence before it when it leans on
     that one, and after it the sentences leaning on it or the steps it announces
@@ -356,7 +384,8 @@ def _around(u: Unit, seq: Sequence[Unit], used: set[int], placed: set[int]) -> t
                 break
             after.append(nxt)
             last = nxt
-    return before, after
+    other = complement(u, seq, used | placed | {id(v) for v in after})
+    return before, after + ([other] if other is not None else [])
 
 
 def with_continuations(chosen: Sequence[Unit], units: Sequence[Unit], taken: set[int]) -> list[Unit]:

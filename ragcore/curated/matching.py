@@ -16,6 +16,7 @@ from typing import Literal, Protocol
 
 import numpy as np
 
+from ..retrieval.text_vectors import query_vectors
 from .layer import CuratedLayer, PinnedAnswer
 
 MatchRule = Literal["dense", "dense+terms"]
@@ -44,7 +45,8 @@ def similarities(question: str, questions: Sequence[str], embedder: QueryEmbedde
     if not questions:
         return np.zeros(0, dtype=np.float32)
     query = np.asarray(embedder.embed_query(question), dtype=np.float32)
-    rows = np.vstack([np.asarray(embedder.embed_query(q), dtype=np.float32) for q in questions])
+    # The curated questions' vectors persist in the library (retrieval/text_vectors.py).
+    rows = np.vstack([np.asarray(v, dtype=np.float32) for v in query_vectors(embedder, questions)])
     return rows @ query
 
 

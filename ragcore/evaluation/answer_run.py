@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from ..records import Answer, Document
+from ..retrieval.protocols import ASK_K as ASK_K  # the ``ask`` command's default --k
 from . import statistics as st
 from .answer_tables import METRICS
 from .answers import ScoredAnswer, answers_block, score_answer
 from .goldset import GoldSet
 
-ASK_K = 10  # the ``ask`` command's default --k
 Progress = Callable[[str], None]
 Ask = Callable[[str], Answer]
 # Settings that would make the ask path call a model.

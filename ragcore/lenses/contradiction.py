@@ -192,3 +192,88 @@ def contradicts(a: Statement | str, b: Statement | str, term: str | None = None)
         if denier.predicate and not denier.predicate & content_words(affirmer.text):
             return False
     return same_subject(sa, sb, anchored=term is not None)
+
+
+# ------------------------------------------------------------ precedence
+# Which document wins when documents conflict is itself a claim two
+# documents can contradict: a contract's order of precedence ("If documents
+# conflict, the following order applies: the Order Form, then this
+# Agreement, then the DPA") against another document's override ("If this
+# DPA conflicts with the Agreement ..., this DPA prevails"). Read as ordered
+# pairs (winner, loser) of document references, two statements contradict
+# when one ranks X above Y and the other Y above X.
+_ORDER_LIST = re.compile(
+    r"\border(?:\s+of\s+(?:precedence|priority))?\s*(?:applies|apply|governs|is|shall apply)?\s*:\s*(?P<items>[^.]+)"
+    r"|\b(?:order\s+of\s+(?:precedence|priority)|precedence)\s*(?:is|:)\s*(?P<items2>[^.]+)",
+    re.I,
+)
+_LIST_SPLIT = re.compile(r"\s*(?:,|;|\bthen\b|\bfollowed by\b|\band\b|\(\w\))\s*", re.I)
+_PREVAILS = re.compile(
+    r"\b(?P<winner>(?:this|the)\s+[\w-]+(?:\s+[A-Z][\w-]*){0,3})\s+"
+    r"(?:shall\s+|will\s+)?(?:prevails?|takes?\s+precedence|controls?|governs?)\b",
+    re.I,
+)
+_REFERENCE = re.compile(r"\b(?:this|the)\s+(?:[A-Z][\w-]*)(?:\s+[A-Z][\w-]*){0,3}")
+_ARTICLE = re.compile(r"^(?:the|this|these|any|an?)\s+", re.I)
+
+
+def _name_words(doc: str) -> set[str]:
+    stem = doc.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    return set(tokenize(re.sub(r"[-_.]+", " ", stem)))
+
+
+_SELF = re.compile(r"\bthis\s+((?:[A-Z][\w-]*)(?:\s+[A-Z][\w-]*){0,3})")
+
+
+def _names(text: str, doc: str) -> list[set[str]]:
+    """How a document names itself: its file name's words, its initials and
+    what ``text`` calls it ("this Contract", "this DPA")."""
+    from ragcore.text import name_acronym
+
+    out = [_name_words(doc)]
+    if name_acronym(doc):
+        out.append({name_acronym(doc)})
+    return out + [set(tokenize(m.group(1))) for m in _SELF.finditer(text)]
+
+
+def _resolve(reference: str, own: str, names: dict[str, list[set[str]]]) -> str:
+    """A document reference as a key: "this X" is the document it is in; a
+    reference whose words are one of a document's names (``_names``) is that
+    document; anything else is its own words."""
+    ref = reference.strip()
+    if re.match(r"this\b", ref, re.I):
+        return own
+    words = set(tokenize(_ARTICLE.sub("", ref)))
+    if not words:
+        return ""
+    named = [d for d, ns in names.items() if any(words == n or (len(n) > 1 and words <= n) for n in ns)]
+    return named[0] if len(named) == 1 else " ".join(sorted(words))
+
+
+def precedence(text: str, own: str, names: dict[str, list[set[str]]]) -> set[tuple[str, str]]:
+    """The (winner, loser) pairs of document references ``text`` ranks, its
+    documents known by ``names`` (document -> its names)."""
+    pairs: set[tuple[str, str]] = set()
+    m = _ORDER_LIST.search(text)
+    if m:
+        items = [i for i in _LIST_SPLIT.split(m.group("items") or m.group("items2")) if i and i.strip()]
+        keys = [k for k in (_resolve(i, own, names) for i in items) if k]
+        pairs |= {(keys[i], keys[j]) for i in range(len(keys)) for j in range(i + 1, len(keys))}
+    for p in _PREVAILS.finditer(text):
+        winner = _resolve(p.group("winner"), own, names)
+        others = {_resolve(r.group(), own, names) for r in _REFERENCE.finditer(text)}
+        pairs |= {(winner, o) for o in others if o and o != winner}
+    return {(a, b) for a, b in pairs if a != b}
+
+
+def precedence_conflict(a: str, a_doc: str, b: str, b_doc: str) -> bool:
+    """Whether two sentences of different documents rank two documents in
+    opposite orders of precedence."""
+    if a_doc == b_doc or not (_MAY_RANK.search(a) and _MAY_RANK.search(b)):
+        return False
+    names = {a_doc: _names(a, a_doc), b_doc: _names(b, b_doc)}
+    pa, pb = precedence(a, a_doc, names), precedence(b, b_doc, names)
+    return any((y, x) in pb for x, y in pa)
+
+
+_MAY_RANK = re.compile(r"\border\b|\bprecedence\b|\bprevail|\bcontrols?\b|\bgoverns?\b", re.I)

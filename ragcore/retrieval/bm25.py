@@ -36,13 +36,13 @@ from ..text import (
     StopList,
     identifiers,
     name_acronym,
-    open_table_header,
     phrase_initials,
     search_terms,
-    starts_with_table_row,
 )
 from .bm25_counts import Counts, bigram_matrix
+from .bm25_rows import best_row_scores, continued_headers, table_row_index
 from .bm25_topk import column_max, pruned_top_k
+from .document_names import document_names
 from .term_blocks import TermBlock, term_block, text_blocks
 
 
@@ -92,6 +92,12 @@ class BM25Params:
     # of named_document_boost. Off: cross-validation chose it in 1 of 10
     # folds (demo multi-part loses; docs/decisions.md, "Named documents").
     name_initials_in_queries: bool = False
+    # Each body row of a Markdown table is also scored as a small passage
+    # of its own (the table's header row and that row, bm25_rows), and its
+    # passage scores max(own score, this x its best row's); 0 is off.
+    # Chosen in every leave-one-group-out fold (scripts/table_row_cv.py;
+    # docs/decisions.md, "Table rows").
+    table_row_weight: float = 1.25
 
     def plain(self) -> BM25Params:
         """rank_bm25's conventions exactly: both bonuses off, only negative
@@ -106,6 +112,7 @@ class BM25Params:
             table_headers=False,
             named_document_boost=0.0,
             name_initials_in_queries=False,
+            table_row_weight=0.0,
         )
 
     def terms(self, text: str) -> list[str]:
@@ -135,59 +142,11 @@ def index_texts(passages: Iterable[Passage], params: BM25Params | None = None) -
     it continues, when it opens on a table row and the passage before it in
     the same document ends inside a table (or continues one itself)."""
     params = params or BM25Params()
-    header, prev = "", None
-    for p in passages:
-        if not params.table_headers:
-            yield p.text
-            continue
-        continues = prev is not None and prev.doc == p.doc and starts_with_table_row(p.text)
-        header = (open_table_header(prev.text) or header) if continues and prev is not None else ""
+    if not params.table_headers:
+        yield from (p.text for p in passages)
+        return
+    for p, header in continued_headers(passages):
         yield f"{header}\n{p.text}" if header else p.text
-        prev = p
-
-
-def document_names(
-    passages: Iterable[Passage], vocab: dict[str, int], params: BM25Params
-) -> tuple[sparse.csc_matrix, np.ndarray]:
-    """For ``named_document_boost``: a passages x terms matrix holding, for
-    each passage, 1 for every word of its document's name and, for the
-    name's initials (``name_acronym``, with ``name_acronyms``), the number of those words; and that
-    number per passage (0: a document that cannot be named, e.g. a numbered
-    BEIR record). A query names a passage's document when the matrix's
-    entries for the query's terms sum to at least that number."""
-    rows: list[int] = []
-    cols: list[int] = []
-    vals: list[float] = []
-    sizes: list[int] = []
-    known: dict[str, tuple[int, list[tuple[int, float]]]] = {}
-    for row, p in enumerate(passages):
-        if p.doc not in known:
-            known[p.doc] = _name_entries(p.doc, vocab, params)
-        size, entries = known[p.doc]
-        sizes.append(size)
-        for col, val in entries:
-            rows.append(row)
-            cols.append(col)
-            vals.append(val)
-    shape = (len(sizes), max(len(vocab), 1))
-    matrix = sparse.csc_matrix(
-        (np.asarray(vals), (np.asarray(rows, np.int32), np.asarray(cols, np.int32))), shape
-    )
-    return matrix, np.asarray(sizes, dtype=np.float64)
-
-
-def _name_entries(doc: str, vocab: dict[str, int], params: BM25Params) -> tuple[int, list[tuple[int, float]]]:
-    """A document's number of name words (0 when it has none or one is not
-    indexed) and its (term id, value) entries for ``document_names``."""
-    stem = PurePosixPath(doc).stem
-    words = set(params.terms(stem)) if any(c.isalpha() for c in stem) else set()
-    if not words or not words <= vocab.keys():
-        return 0, []
-    entries = [(vocab[w], 1.0) for w in sorted(words)]
-    acronym = name_acronym(doc) if params.name_acronyms else ""
-    if acronym in vocab and acronym not in words:
-        entries.append((vocab[acronym], float(len(words))))
-    return len(words), entries
 
 
 BUILD_BLOCK = 20_000  # passages tokenised and counted at a time while building
@@ -252,6 +211,7 @@ class BM25Index:
         df = np.diff(tf.indptr).astype(np.float64)  # passages containing each term
         self.idf = _rank_bm25_idf(df, n_docs, self.params.epsilon, df > 0, self.params.floor_zero_idf)
         avgdl = doc_len.mean() if n_docs and doc_len.sum() > 0 else 1.0
+        self.avgdl = np.asarray([avgdl], dtype=np.float64)
         k1, b = self.params.k1, self.params.b
         norm = k1 * (1 - b + b * doc_len / avgdl)  # per passage
         weights = _weights(tf, self.idf, norm, k1)
@@ -269,6 +229,9 @@ class BM25Index:
         # Document names are known only to from_passages; none by default.
         self.names = sparse.csc_matrix((n_docs, n_terms), dtype=np.float64)
         self.name_size = np.zeros(n_docs, dtype=np.float64)
+        # Table rows scored on their own (table_row_index): none by default.
+        self.rows = sparse.csc_matrix((0, n_terms), dtype=np.float64)
+        self.row_owner = np.zeros(0, dtype=np.int64)
 
     @classmethod
     def from_passages(cls, passages: Sequence[Passage], params: BM25Params | None = None) -> BM25Index:
@@ -277,6 +240,8 @@ class BM25Index:
         index = cls.from_texts(index_texts(passages, params), heading_texts(passages, params), params)
         if params.named_document_boost:
             index.names, index.name_size = document_names(passages, index.vocab, params)
+        if params.table_row_weight:
+            index.rows, index.row_owner = table_row_index(passages, index, params)
         return index
 
     @classmethod
@@ -314,6 +279,10 @@ class BM25Index:
         uniq, counts = np.unique(ids, return_counts=True)
         # Each occurrence of a query term counts, as in rank_bm25.
         out = column_sum(self.matrix, uniq, counts.astype(np.float64))
+        if self._rows_hit(uniq):
+            by_row = column_sum(self.rows, uniq, counts.astype(np.float64))
+            best = best_row_scores(self.rows, self.row_owner, by_row, self.size)
+            out = np.maximum(out, self.params.table_row_weight * best)
         if self.params.heading_weight:
             out += self.params.heading_weight * column_sum(self.heading, uniq, self.idf[uniq])
         named = self.named_rows(uniq)
@@ -327,15 +296,33 @@ class BM25Index:
         is off or no document is named."""
         if not self.params.named_document_boost or not self.names.nnz or not len(ids):
             return np.zeros(0, dtype=np.int64)
-        held = column_sum(self.names, np.unique(ids), np.ones(len(np.unique(ids))))
-        return np.flatnonzero((self.name_size > 0) & (held >= self.name_size))
+        # Only the passages in the query's name columns can be named: summed
+        # there alone (the same sums in the same order), not over every passage.
+        cols = np.unique(ids)
+        starts, ends = self.names.indptr[cols], self.names.indptr[cols + 1]
+        if not np.any(ends > starts):
+            return np.zeros(0, dtype=np.int64)
+        rows = np.concatenate([self.names.indices[s:e] for s, e in zip(starts, ends, strict=True)])
+        vals = np.concatenate([self.names.data[s:e] for s, e in zip(starts, ends, strict=True)])
+        candidates, slot = np.unique(rows, return_inverse=True)
+        held = np.bincount(slot, weights=vals, minlength=len(candidates))
+        size = self.name_size[candidates]
+        return candidates[(size > 0) & (held >= size)].astype(np.int64, copy=False)
+
+    def _rows_hit(self, ids: np.ndarray) -> bool:
+        """Whether some table row (``table_row_weight``) holds one of the term ``ids``."""
+        if not self.params.table_row_weight or not self.row_owner.size or not len(ids):
+            return False
+        held = self.rows.indptr
+        return bool(np.any(held[ids + 1] > held[ids]))
 
     def search_ids(self, ids: np.ndarray, k: int = 100) -> list[tuple[int, float]]:
         """``search`` from query term ids (no adjacency bonus). The same as
         ``top_k(self.scores_from_ids(ids), k)``, without summing every
         passage's score when the common terms' bound allows (bm25_topk)."""
-        # A named document's boost is outside the pruning bounds: scored in full.
-        pruned = None if len(self.named_rows(ids)) else pruned_top_k(self, ids, k)
+        # A named document's boost and table rows are outside the pruning bounds: scored in full.
+        full = len(self.named_rows(ids)) or self._rows_hit(ids)
+        pruned = None if full else pruned_top_k(self, ids, k)
         return pruned if pruned is not None else top_k(self.scores_from_ids(ids), k)
 
     def scores(self, tokens: Sequence[str]) -> np.ndarray:
@@ -381,7 +368,9 @@ class BM25Index:
         rows: slicing rows out of the CSC matrix scans all of it (about 40
         ms at 50k passages)."""
         m = self.matrix
-        wanted = np.asarray(rows, dtype=np.int64)
+        # Rows in the columns' own dtype (int32): numpy would otherwise cast
+        # each whole column to int64 to search it (the same positions).
+        wanted = np.asarray(rows, dtype=np.int64).astype(m.indices.dtype)
         out = np.zeros((len(wanted), len(cols)), dtype=bool)
         for j, col in enumerate(cols):
             start, end = int(m.indptr[col]), int(m.indptr[col + 1])

@@ -12,7 +12,8 @@ them (absent terms add 0.0, which changes no float), so scores and ranking
 are identical to scoring everything. After the last term the bound is 0, so
 a query that never prunes still ends with a few exact re-scores. When the
 candidates are too many to re-score cheaply, the caller scores every passage
-as before. The partial scores live in a per-thread array reset row by row.
+as before. The partial scores live in a per-thread array reset row by row
+(by one fill when the rows summed are many).
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ SAFETY = 1e-9  # relative slack for rounding: partial sums are summed in another
 # both ways give the same top k. Set by the cost of a binary search (log2 of
 # a long column); the 200k synthetic bench confirmed it (docs/decisions.md).
 RESCORE_COST = 16
+# Past len(partial) / RESET_FILL_SHARE summed postings, the partial scores are
+# reset by one fill rather than row by row (speed only; all zeros either way).
+RESET_FILL_SHARE = 8
 
 
 def column_max(matrix: sparse.csc_matrix) -> np.ndarray:
@@ -53,7 +57,9 @@ def _column_values(matrix: sparse.csc_matrix, col: int, rows: np.ndarray) -> np.
     if end == start or not len(rows):
         return out
     held = matrix.indices[start:end]
-    pos = np.minimum(np.searchsorted(held, rows), end - start - 1)
+    # ``rows`` in the column's dtype: a wider one makes numpy cast the whole
+    # column on every call (the same positions either way).
+    pos = np.minimum(np.searchsorted(held, rows.astype(held.dtype)), end - start - 1)
     found = held[pos] == rows
     out[found] = matrix.data[start + pos[found]]
     return out
@@ -117,8 +123,13 @@ def pruned_top_k(index: BM25Index, ids: np.ndarray, k: int) -> list[tuple[int, f
         try:
             rows = _summed_candidates(index, uniq, counts, by_length, bounds, rest, k, most, partial, added)
         finally:
-            for held in added:  # the scratch array goes back to all zeros
-                partial[held] = 0.0
+            # The scratch array goes back to all zeros: row by row, or in one
+            # pass when the rows summed are many (scattered writes cost more).
+            if sum(len(held) for held in added) > len(partial) // RESET_FILL_SHARE:
+                partial.fill(0.0)
+            else:
+                for held in added:
+                    partial[held] = 0.0
     return None if rows is None else _exact_top(index, uniq, counts, rows, k)
 
 
@@ -184,6 +195,11 @@ def _candidates(partial: np.ndarray, bound: float, k: int, last: bool = False) -
     if len(strong) < k:
         return None
     floor = float(np.partition(strong, len(strong) - k)[len(strong) - k]) * (1 - SAFETY)
+    if floor > 2 * bound:
+        # Then partial + bound >= floor only where partial > bound (float
+        # addition is monotonic and 2 * bound exact): the rows of ``above``,
+        # tested by the same expression, so no second pass over the array.
+        return above[values + bound >= floor]
     return np.flatnonzero(partial + bound >= floor)
 
 

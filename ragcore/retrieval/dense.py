@@ -294,14 +294,22 @@ class DenseIndex:
             return np.arange(self.n)
         code = _sign_codes(query.reshape(1, -1))[:, 0]
         distance = np.empty(self.n, dtype=np.uint16)
-        _in_parallel(
-            lambda first, last: _hamming(self._codes, code, distance, first, last), self.n, SCAN_BLOCK
-        )
+        bins = 64 * self._codes.shape[0] + 1
+        histograms: list[np.ndarray] = []  # one per span, made where its distances are
+
+        def scan(first: int, last: int) -> None:
+            _hamming(self._codes, code, distance, first, last)
+            histograms.append(np.bincount(distance[first:last], minlength=bins))
+
+        _in_parallel(scan, self.n, SCAN_BLOCK)
         # Distances are small integers: a histogram finds the cut-off faster than a partition.
-        cumulative = np.cumsum(np.bincount(distance, minlength=64 * self._codes.shape[0] + 1))
+        cumulative = np.cumsum(np.sum(histograms, axis=0))
         cut = int(np.searchsorted(cumulative, count))
-        below = np.flatnonzero(distance < cut)
-        at_cut = np.flatnonzero(distance == cut)[: count - len(below)]
+        # One pass over the distances: the rows up to the cut, then split.
+        within = np.flatnonzero(distance <= cut)
+        near = distance[within]
+        below = within[near < cut]
+        at_cut = within[near == cut][: count - len(below)]
         return np.concatenate([below, at_cut])
 
     def related(

@@ -21,6 +21,9 @@ FusionMethod = Literal["learned", "gated", "signals", "agreement", "rrf", "conve
 FUSION_METHODS: tuple[FusionMethod, ...] = get_args(FusionMethod)
 Stage = Literal["bm25", "dense", "fused", "rerank"]
 STAGES: tuple[Stage, ...] = get_args(Stage)
+# Hits an answer is written from, one number for the ``ask`` command, ``eval
+# --answers`` and the Ask page, so the figures describe the answer a visitor reads.
+ASK_K = 10
 
 
 class EmbedderLike(Protocol):

@@ -32,6 +32,7 @@ from ..records import Hit, Passage, StageTrace
 from . import fusion, index_files
 from .bm25 import BM25Index, BM25Params
 from .dense import DenseIndex, write_blocks
+from .document_names import names_document
 from .learned_fusion import FusionStats
 from .protocols import (
     FUSION_METHODS,
@@ -61,6 +62,13 @@ PART_CARRY: Carry = "pronoun"
 PART_HEAD = 3  # the whole question's top 3 stay first; then the parts interleave
 PART_MIN_OWN_WORDS = MIN_OWN_WORDS
 SPLIT_MODES: tuple[Mode, ...] = ("hybrid", "rerank")
+# With PART_SCOPE, a multi-part question that names a document
+# (document_names.names_document: "What uptime does the SLA guarantee, and
+# what credits apply?") has each part's ranking put that document's passages
+# first (in their order); the whole question's ranking is left as it is. Off:
+# it loses on a held-out set whose later parts ask about other documents
+# (scripts/part_scope_cv.py; docs/decisions.md, "Parts scoped to a named document").
+PART_SCOPE = False
 STATS_METHODS: tuple[FusionMethod, ...] = ("learned", "gated")  # fused from fusion.fusion_stats
 
 
@@ -173,6 +181,7 @@ class Retriever:
         self._embedder = embedder
         self._dense: DenseIndex | None = None
         self._dense_build = threading.Lock()  # taken only while the dense index is made, once
+        self._rows_by_doc: dict[str, list[int]] | None = None  # named_rows: made on first use
 
     def _open_bm25(self, params: BM25Params) -> BM25Index:
         folder = self.index_dir / "bm25" if self.index_dir is not None else None
@@ -316,9 +325,10 @@ class Retriever:
         t0 = time.perf_counter()
         final, traces = self._rank(question, chosen, k, log)
         if self.split_parts and chosen in SPLIT_MODES:  # each part ranked, then merged (query.py)
+            scope = self.named_rows(question) if PART_SCOPE else frozenset()
             merged = rank_by_parts(
                 question,
-                lambda part: self._rank(part, chosen, k, CallLog())[0],
+                lambda part: _scoped(self._rank(part, chosen, k, CallLog())[0], scope),
                 PART_CARRY,
                 head=PART_HEAD,
                 min_own_words=PART_MIN_OWN_WORDS,
@@ -335,6 +345,21 @@ class Retriever:
             hits.append(Hit(self.passages[row], rank, score, trace))
         log.timings_ms["total"] = (time.perf_counter() - t0) * 1000
         return SearchResult(hits, log.notes, log.timings_ms, chosen)
+
+    def named_rows(self, question: str) -> frozenset[int]:
+        """The rows of the documents ``question`` names (``names_document``
+        with this retriever's BM25 settings); empty when it names none."""
+        by_doc = self._rows_by_doc
+        if by_doc is None:  # made once; a race makes the same mapping twice
+            names = getattr(self.passages, "docs", None) or [p.doc for p in self.passages]
+            by_doc = {}
+            for row, name in enumerate(names):
+                by_doc.setdefault(name, []).append(row)
+            self._rows_by_doc = by_doc
+        params = self.bm25.params
+        terms = set(params.terms(question))
+        named = [rows for doc, rows in by_doc.items() if names_document(terms, doc, params)]
+        return frozenset(row for rows in named for row in rows)
 
     def _rank(
         self, question: str, mode: Mode, k: int, log: CallLog
@@ -419,6 +444,13 @@ def _check_mode(mode: str) -> Mode:
         if mode == known:
             return known
     raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+
+
+def _scoped(ranking: Ranking, rows: frozenset[int]) -> Ranking:
+    """``ranking`` with the rows of ``rows`` first, each group in its order."""
+    if not rows:
+        return ranking
+    return [x for x in ranking if x[0] in rows] + [x for x in ranking if x[0] not in rows]
 
 
 def _trace(ranking: Ranking) -> dict[int, StageTrace]:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Literal
 
 from ..names import safe_name as safe_name  # the one sanitiser of names
+from ..retrieval.protocols import ASK_K
 from ..retrieval.protocols import Mode as Mode  # retrieval modes
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -25,7 +26,7 @@ LensRequest = Literal["auto", "money", "risk", "none"]
 AnswerMode = Literal["extractive", "model"]
 CHUNKINGS: tuple[Chunking, ...] = ("auto", "heading", "sentence", "whole")
 UPLOAD_SUFFIXES = ("pdf", "txt", "md", "markdown", "text")
-DEFAULT_K = 8
+DEFAULT_K = ASK_K  # the ask command's --k: the page answers from the hits eval --answers scores
 
 DEMO_QUESTIONS = (
     "Is our pricing consistent?",

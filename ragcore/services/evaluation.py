@@ -13,6 +13,7 @@ from typing import Literal
 from .. import config, errors
 from ..corpus import Corpus
 from ..evaluation.goldset import GoldSet, load_goldset
+from ..evaluation.heldout import HeldOutStudy, heldout_from_json
 from ..evaluation.orchestration import run_goldset
 from ..evaluation.run import AnyRun, ChunkingRun, JsonValue, RunSettings, is_run, run_from_json
 from ..evaluation.runner import Ranker
@@ -20,6 +21,8 @@ from ..evaluation.statistics import RESAMPLES
 from ..store import Library
 from .common import DEMO_COLLECTION, EVAL_DIR, REPO_ROOT, RESULTS_DIR, check_chunking, safe_name
 from .indexes import Indexes
+
+HELDOUT_FILE = "fusion-cv.json"  # written by scripts/fusion_study.py --cv
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,26 @@ class Evaluations:
             if run is not None:
                 out.append(describe_run(path, run))
         return out
+
+    def heldout(self) -> HeldOutStudy | None:
+        """The default ranker's cross-validated figures (``fusion-cv.json``), if stored."""
+        path = self.results_dir / HELDOUT_FILE
+        if not path.is_file():
+            return None
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise errors.RagcoreError(f"{path.name}: cannot be read ({exc})") from exc
+        return heldout_from_json(data)
+
+    def tuned_on(self, gold_name: str) -> bool:
+        """Whether the default ranker's constants were chosen with this gold set's
+        questions among others (a group of the stored cross-validation)."""
+        try:
+            study = self.heldout()
+        except errors.RagcoreError:
+            return False
+        return study is not None and any(row.collection.split(":")[0] == gold_name for row in study.rows)
 
     @staticmethod
     def preferred_run(stored: list[StoredRun], collection: str) -> int:

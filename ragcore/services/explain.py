@@ -94,6 +94,12 @@ class PipelineFigures:
     bm25_b: float
     heading_weight: float
     adjacency_weight: float
+    table_headers: bool  # a continued table's header row indexed with its rows
+    table_row_weight: float  # each table row also scored as a passage of its own (0: off)
+    named_document_boost: float  # a question naming a document multiplies its scores by 1 + this
+    split_parts: bool  # multi-part questions ranked part by part in the fused modes
+    part_head: int  # the whole question's top passages kept first when parts are merged
+    part_scope: bool  # a multi-part question naming a document ranks each part within it first
     embed_batch: int
     candidates: int  # per signal, before fusion
     rerank_depth: int
@@ -120,6 +126,12 @@ def pipeline_figures() -> PipelineFigures:
         bm25_b=params.b,
         heading_weight=params.heading_weight,
         adjacency_weight=params.adjacency_weight,
+        table_headers=params.table_headers,
+        table_row_weight=params.table_row_weight,
+        named_document_boost=params.named_document_boost,
+        split_parts=retrieval.SPLIT_PARTS,
+        part_head=retrieval.PART_HEAD,
+        part_scope=retrieval.PART_SCOPE,
         embed_batch=EMBED_BATCH,
         candidates=retrieval.CANDIDATES,
         rerank_depth=retrieval.RERANK_DEPTH,

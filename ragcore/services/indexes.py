@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..retrieval import text_vectors
 from ..store import Library
 from .common import DEMO_COLLECTION
 
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from ..retrieval import Retriever
     from ..retrieval.protocols import EmbedderLike, RerankerLike
 
+DEMO_TEXT_VECTORS = "demo.text-vectors.npz"  # beside the demo's passage vectors
 MAX_RETRIEVERS = 8  # indexes kept in memory at once (the demo's is always kept)
 log = logging.getLogger(__name__)
 
@@ -62,6 +64,7 @@ class Indexes:
         reranker: RerankerLike | None = None,
     ) -> None:
         self.library = library
+        text_vectors.keep_in(library)  # answer sentences' vectors survive a restart
         self.demo_vectors = demo_vectors
         self._embedder = embedder
         self._reranker = reranker
@@ -179,6 +182,13 @@ class Indexes:
 
             self.seeded_vectors = seed_from_precomputed(
                 self.library, self.demo_vectors, self.embedder.model_id
+            )
+            # The demo's answer units and curated questions, as queries
+            # (scripts/make_demo_text_vectors.py): the first answer embeds none.
+            seed_from_precomputed(
+                self.library,
+                self.demo_vectors.with_name(DEMO_TEXT_VECTORS),
+                self.embedder.model_id + text_vectors.MODEL_SUFFIX,
             )
 
     # ------------------------------------------------------ background embedding

@@ -143,3 +143,25 @@ def test_a_lens_conflict_is_cited_across_documents_and_only_when_about_the_quest
         documents=documents,
     )
     assert not any(s.kind == "conflict" and "$999" in s.text for s in other.sentences)
+
+
+def test_a_conditional_answer_brings_what_holds_outside_its_condition() -> None:
+    docs = {
+        "returns.md": (
+            "# Returns\n"
+            "## The 14-day trial period\n"
+            "In the trial period, a boxed licence is returned for a full refund within 14 days of delivery.\n"
+            "## Later returns\n"
+            "Support answers questions about licences on weekdays.\n"
+            "After the trial period, the support team sends a short survey.\n"
+            "Outside the trial period, every sale is final.\n"
+        ),
+        "other.md": "Deliveries leave the warehouse on weekdays.\n",
+    }
+    documents, hits = line_corpus(docs)
+    answer = extractive_answer("Can I return a boxed licence for a refund?", hits, documents=documents)
+    lines = answer.text.split("\n")
+    first = next(i for i, s in enumerate(lines) if "within 14 days" in s)
+    assert "Outside the trial period" in lines[first + 1]
+    # "After the X," is a sequence in time, not what holds outside X
+    assert "sends a short survey" not in answer.text

@@ -139,3 +139,42 @@ def test_opens_on_the_demo_run_for_the_demo_collection(app_env) -> None:
     assert picked.value.startswith("demo:") and "chunking comparison" not in picked.value, picked.options
     notes = [plain(c.value) for c in at.caption]
     assert not any("None" in n for n in notes)
+
+
+def test_held_out_view_shows_each_group_and_its_goal(app_env, tmp_path, monkeypatch) -> None:
+    from tests.evaluation.test_heldout import fold, study
+
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "fusion-cv.json").write_text(
+        json.dumps(study(fold("cranfield", 0.43), fold("demo:table", 0.35)))
+    )
+    monkeypatch.setattr(service, "RESULTS_DIR", results)
+    at = start("pages/evaluation.py")
+    at.button_group(key="eval-source").set_value("Held out").run()
+    table = next(d.value for d in at.dataframe if "Goal met" in d.value.columns)
+    assert list(table["Group"]) == ["cranfield", "demo:table"]
+    assert list(table["Goal met"]) == ["yes", "no: < bm25"]
+    assert list(table["Published RRF"]) == ["0.417", "—"]
+    assert any("1 of 2 groups" in plain(m.value) for m in at.markdown)
+    assert len(at.get("vega_lite_chart")) == 2
+
+
+def test_held_out_view_without_a_result_says_how_to_make_one(app_env, tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(service, "RESULTS_DIR", tmp_path / "nothing")
+    at = start("pages/evaluation.py")
+    at.button_group(key="eval-source").set_value("Held out").run()
+    assert any("fusion_study.py --cv" in i.value for i in at.info)
+
+
+def test_a_stored_run_of_a_tuned_gold_set_says_it_is_in_sample(app_env, stored) -> None:
+    from tests.evaluation.test_heldout import fold, study
+
+    (stored / "fusion-cv.json").write_text(json.dumps(study(fold("demo:fact", 0.8), fold("cisi", 0.45))))
+    at = start("pages/evaluation.py")
+    assert not any("In-sample" in plain(c.value) for c in at.caption)  # tiny was not a group
+    run = small_run(("bm25", "hybrid"))
+    run["settings"]["name"] = "demo"
+    (stored / "tiny.json").write_text(json.dumps(run))
+    at = start("pages/evaluation.py")
+    assert any("In-sample" in plain(c.value) for c in at.caption)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ragcore.retrieval import retriever as retrieval
 from ragcore.retrieval.bm25 import BM25Params
 from tests.app.helpers import start
 
@@ -30,6 +31,14 @@ def test_how_it_works_shows_live_figures_and_last_query_timings(app_env) -> None
     # The BM25 stage claims the side-by-side bonus only when it is on.
     bm25 = next(m.value for m in at.markdown if "Snowball-stemmed" in m.value)
     assert ("side by side in the passage, as in" in bm25) == bool(BM25Params().adjacency_weight)
+    # ... and table rows and named documents only when they are on, with their live figures.
+    params = BM25Params()
+    assert ("scored as a small passage of its own" in bm25) == bool(params.table_row_weight)
+    assert (f"{params.table_row_weight:g} ×" in bm25) == bool(params.table_row_weight)
+    assert ("names a document" in bm25) == bool(params.named_document_boost)
+    fusion = next(m.value for m in at.markdown if "Hybrid mode takes" in m.value)
+    assert ("ranked part by part" in fusion) == retrieval.SPLIT_PARTS
+    assert (f"top {retrieval.PART_HEAD}" in fusion) == retrieval.SPLIT_PARTS
 
 
 def test_last_query_follows_the_collection_in_view(app_env) -> None:
@@ -44,3 +53,14 @@ def test_last_query_follows_the_collection_in_view(app_env) -> None:
     assert any("No question asked in this collection yet" in c.value for c in at.caption)
     at.radio(key="collection-label").set_value("Demo documents").run()
     assert {m.label: m.value for m in at.metric}["Last query"].endswith(" ms")
+
+
+def test_the_numbers_behind_the_choices_lead_with_held_out_figures(app_env) -> None:
+    at = start("pages/how_it_works.py")
+    assert not at.exception, at.exception
+    held = next(d.value for d in at.dataframe if "Goal met" in d.value.columns)
+    assert {"cranfield", "cisi", "vaswani"} <= set(held["Group"])  # the stored eval/results/fusion-cv.json
+    notes = " ".join(c.value for c in at.caption)
+    met = int((held["Goal met"] == "yes").sum())
+    assert f"on {met} of {len(held)} groups" in notes
+    assert "In-sample" in notes

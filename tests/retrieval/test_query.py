@@ -168,3 +168,35 @@ def test_retriever_splits_multi_part_questions_in_fused_modes_only():
     assert not any("multi-part" in n for n in whole.search(question, mode="hybrid").notes)
     bm = split.search(question, mode="bm25")
     assert not any("multi-part" in n for n in bm.notes)  # the single signals stay one query
+
+
+def test_parts_of_a_question_naming_a_document_rank_that_documents_passages_first(monkeypatch):
+    from ragcore.corpus import Corpus
+    from ragcore.records import Passage
+    from ragcore.retrieval import Retriever, retriever
+    from tests.retrieval.test_retriever import ToyEmbedder
+
+    texts = [
+        ("sla.md", "Uptime", "We guarantee 99.99% monthly uptime on every plan."),
+        ("sla.md", "Credit levels", "Below the commitment: 10% of the monthly fee is credited."),
+        ("sla.md", "Contact", "Write to the account team."),
+    ]
+    texts += [
+        (f"billing-{i}.md", "Credits", f"Credits apply to invoice {i} when a coupon is used.")
+        for i in range(6)
+    ]
+    texts += [(f"note-{i}.md", "Notes", f"Lunch menu {i} and parking rules.") for i in range(6)]
+    passages = [Passage(doc, 0, 1, 1, 0, len(t), label, t) for doc, label, t in texts]
+    search = Retriever(Corpus("scope", {}, passages), embedder=ToyEmbedder())
+    assert search.named_rows("What uptime does the SLA guarantee?") == frozenset({0, 1, 2})
+    assert search.named_rows("What credits apply?") == frozenset()
+    question = "What uptime does the SLA guarantee, and what credits apply?"
+
+    def rank_of_sla_credits() -> int:
+        hits = search.search(question, "hybrid", 10).hits
+        return next(h.rank for h in hits if h.passage.label == "Credit levels")
+
+    assert not retriever.PART_SCOPE  # measured and shipped off (docs/decisions.md)
+    unscoped = rank_of_sla_credits()
+    monkeypatch.setattr(retriever, "PART_SCOPE", True)
+    assert rank_of_sla_credits() <= 5 < unscoped
