@@ -58,28 +58,40 @@ ABSOLUTES: tuple[tuple[str, str, str], ...] = (
     # "never", and "nothing ... ever" written apart ("nothing can ever be lost")
     ("always", "negative", r"never|nothing\s+(?:\w+\s+){0,2}?ever"),
     ("unlimited", "plain", r"unlimited"),
-    ("100%", "plain", r"100(?:\.0+)?\s?%|100\s+percent"),
+    # PDF text may break the number over lines ("reach 10" / "0% EVs")
+    ("100%", "plain", r"1\n?0\n?0(?:\.0+)?\s?%|100\s+percent"),
     ("fully", "plain", r"fully"),
     ("any and all", "plain", r"any\s+and\s+all"),
     ("absolute", "plain", r"absolutely|without\s+exception|under\s+no\s+circumstances"),
     ("no risk", "plain", r"risk[- ]free|no[- ]risk|zero[- ]risk"),
 )
 _EDGE_L, _EDGE_R = r"(?<![A-Za-z0-9-])", r"(?![A-Za-z0-9-])"  # "_never_" is the word never
+# after "%" a letter is the next word glued on by PDF text ("100%EVs")
 _TERM = re.compile(
-    "|".join(rf"(?P<t{i}>{_EDGE_L}(?:{pattern}){_EDGE_R})" for i, (_, _, pattern) in enumerate(ABSOLUTES)),
+    "|".join(
+        rf"(?P<t{i}>{_EDGE_L}(?:{pattern})(?:(?<=%)|{_EDGE_R}))"
+        for i, (_, _, pattern) in enumerate(ABSOLUTES)
+    ),
     re.IGNORECASE,
 )
 # Bare quantifiers inside a commitment.
-_PARTICIPLE = r"(?:\w+ed|written|taken|kept|shown|known|seen|given|held|sent|stored|done|made|paid|built|run)"
+_PARTICIPLE = (
+    r"(?:(?:\w+-)?\w+ed|written|taken|kept|shown|known|seen|given|held|sent|stored|done|made|paid|built|run)"
+)
 _QUANTIFIED = re.compile(
     # after a list mark or an opening quote too: "(2) any dispute ... is resolved", "“Any dispute ..."
-    r"(?:^|(?<=[,;:.*\-–—)“\"])\s*|\b(?:and|but|that|not)\s+)(?P<q>all|every|any|everything)\b"
+    # or a Markdown heading's marks ("## All plans are priced ...")
+    r"(?:^|(?<=[,;:.*\-–—)“\"#])\s*|\b(?:and|but|that|not)\s+)(?P<q>all|every|any|everything)\b"
     # legal English writes "shall be" for "will be" ("Any dispute ... shall be resolved by the courts of")
     rf"[^.;:,]{{0,60}}?\b(?:is|are|(?:will|shall)\s+be|gets?|get)\s+(?:\w+ly\s+)?{_PARTICIPLE}\b",
     re.IGNORECASE | re.MULTILINE,
 )
+_MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
 _DEADLINE = re.compile(
-    r"\b(?P<q>must|will|shall)\b(?:\s+not)?[^.;]{0,60}?\bwithin\s+(?:\d+|one|two|three|four|five|ten|thirty)\b",
+    r"\b(?P<q>must|will|shall)\b(?:\s+not)?[^.;]{0,60}?"
+    r"(?:\bwithin\s+(?:\d+|one|two|three|four|five|ten|thirty)\b"
+    # a date as the deadline: "must be in EVs by the end of 2030", "will ... by March 1, 2025"
+    rf"|\bby\s+(?:the\s+end\s+of\s+)?(?:(?:{_MONTHS})\s+(?:\d{{1,2}},\s*)?)?(?:19|20)\d\d\b)",
     re.IGNORECASE,
 )
 WEAK_TERMS = frozenset({"all", "must"})  # the commitment families, listed after the rest
@@ -99,6 +111,17 @@ _QUOTED_DENIED = re.compile(r"[^\"”]{0,40}[\"”]\s*(?:is|are)\s+(?:not|no)\b"
 _NOUN_TERMS = frozenset({"guarantee", "warranty", "promise"})
 # "100% of X" without a verb after X is a share; "100% of data is encrypted" is a claim.
 _SHARE_OF = re.compile(r"\s+of\s+(?![^.;,]{0,40}\b(?:is|are|will\s+be)\b)", re.IGNORECASE)
+# ... unless a verb commits to it: "a fund to cover 100% of legal fees", "we will refund 100% of"
+_COMMITTED_SHARE = re.compile(r"\b(?:to|will|shall|must|we)\s+\w+\s+$", re.IGNORECASE)
+# An unticked Markdown task-list box is an option not chosen ("- [ ] In perpetuity."), not a claim.
+_UNCHOSEN = re.compile(r"\s*(?:[-*+]|\d+[.)])\s+\[\s\]")
+# A listed noun among what an agreement replaces names others' words, not a claim:
+# "supersedes all prior ... representations, and warranties".
+_SUPERSEDED = re.compile(
+    r"\b(?:supersed|replac)\w*\s+(?:all\s+)?(?:prior|previous|earlier)\b[^.;]{0,160}$", re.I
+)
+# "All information is provided "as is"": the quantified clause is the disclaimer, not a claim besides it.
+_DISCLAIMED = re.compile(r"[^.;]{0,20}?[\"“]?as\s+is\b", re.IGNORECASE)
 _REFERENCE = re.compile(
     r"\b(?:this|that|such|said|these|those)\s+$|\bbreach(?:es|ed)?\s+of\s+(?:any\s+|the\s+|its\s+)?$",
     re.IGNORECASE,
@@ -239,10 +262,13 @@ def _is_claim(text: str, start: int, end: int, family: str, line: tuple[int, int
     if _CLAUSE_TITLE.match(row) and len(row.split()) <= 6:
         return False
     if family == "100%" and _SHARE_OF.match(text, end):
-        return False  # "emails at 80% and 100% of each allowance": a share, not a claim
+        # "emails at 80% and 100% of each allowance": a share, not a claim
+        return bool(_COMMITTED_SHARE.search(text[max(line[0], start - 40) : start]))
     if family not in _NOUN_TERMS:
         return True
     before = text[max(line[0], start - 24) : start]
+    if _SUPERSEDED.search(text[line[0] : start]):
+        return False
     return not (_REFERENCE.search(before) or _REFERENCE_AFTER.match(text, end))
 
 
@@ -256,8 +282,16 @@ def _candidates(text: str) -> list[tuple[str, str, int, int]]:
             found.append((family, kind, m.start(), m.end()))
     for pattern, family in ((_QUANTIFIED, "all"), (_DEADLINE, "must")):
         for m in pattern.finditer(text):
+            if family == "all" and _DISCLAIMED.match(text, m.end()):
+                continue
             found.append((family, "plain", m.start("q"), m.end("q")))
-    return sorted(found, key=lambda f: f[2])
+    return sorted((f for f in found if not _unchosen(text, f[2])), key=lambda f: f[2])
+
+
+def _unchosen(text: str, at: int) -> bool:
+    """Whether ``at`` stands in an unticked task-list item ("- [ ] In perpetuity.")."""
+    line = line_bounds(text, at)
+    return bool(_UNCHOSEN.match(text, line[0]))
 
 
 def _denied(

@@ -62,12 +62,13 @@ PART_CARRY: Carry = "pronoun"
 PART_HEAD = 3  # the whole question's top 3 stay first; then the parts interleave
 PART_MIN_OWN_WORDS = MIN_OWN_WORDS
 SPLIT_MODES: tuple[Mode, ...] = ("hybrid", "rerank")
-# A multi-part question that names a document (document_names.names_document:
-# "What uptime does the SLA guarantee, and what credits apply?") is about it
-# in every part: each part's ranking puts that document's passages first (in
-# their order), the whole question's ranking is left as it is. Chosen by
-# leave-one-group-out cross-validation (docs/decisions.md, "Multi-part questions").
-PART_SCOPE = True
+# With PART_SCOPE, a multi-part question that names a document
+# (document_names.names_document: "What uptime does the SLA guarantee, and
+# what credits apply?") has each part's ranking put that document's passages
+# first (in their order); the whole question's ranking is left as it is. Off:
+# it loses on a held-out set whose later parts ask about other documents
+# (scripts/part_scope_cv.py; docs/decisions.md, "Parts scoped to a named document").
+PART_SCOPE = False
 STATS_METHODS: tuple[FusionMethod, ...] = ("learned", "gated")  # fused from fusion.fusion_stats
 
 

@@ -97,6 +97,28 @@ TERM_CASES = [
     ("The buyer has the authority to give the warranties and meet the duties set out in this contract.", []),
     ("The seller is in persistent breach of any warranties it gave.", []),
     ("The seller warrants that the goods are free of defects.", [("warranty", False)]),
+    # session 6, from the held-out security overview, NDA, pricing pages and annual report
+    ("## All tiers are billed by usage", [("all", False)]),  # a heading makes the claim
+    ("All upgrades are pro-rated.", [("all", False)]),  # a hyphenated participle
+    ("The move to 100%electric vans is planned.", [("100%", False)]),  # PDF text glues the next word
+    (
+        "Our pledge is to reach 10\n0% recycled packaging soon.",
+        [("100%", False)],
+    ),  # a number broken over lines
+    ("Half of all buses must be electric by the end of 2031.", [("must", False)]),  # a dated deadline
+    ("We will phase out diesel by March 2029.", [("must", False)]),
+    ("We will reply by email.", []),  # no date: no deadline
+    ("We set up a fund to cover 100% of repair costs for members.", [("100%", False)]),  # a committed share
+    ("Refunds reached 100% of requests last year.", []),  # a share, no commitment
+    ("- [ ] Renews in perpetuity.", []),  # an unticked option is not chosen
+    ("- [x] Renews in perpetuity.", [("always", False)]),
+    (
+        "This deed supersedes all prior letters, understandings, representations and warranties on the sale.",
+        [],
+    ),
+    ('ALL SAMPLES ARE PROVIDED "AS IS" AND WITHOUT WARRANTIES.', [("guarantee", True), ("warranty", True)]),
+    ("This lease and all notices under it are governed by Ohio law.", [("all", False)]),
+    ("We keep logs, and all entries are signed by the server.", [("all", False)]),  # ", and" starts a clause
 ]
 
 

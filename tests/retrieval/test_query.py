@@ -196,7 +196,7 @@ def test_parts_of_a_question_naming_a_document_rank_that_documents_passages_firs
         hits = search.search(question, "hybrid", 10).hits
         return next(h.rank for h in hits if h.passage.label == "Credit levels")
 
-    assert retriever.PART_SCOPE
-    scoped = rank_of_sla_credits()
-    monkeypatch.setattr(retriever, "PART_SCOPE", False)
-    assert scoped <= 5 < rank_of_sla_credits()
+    assert not retriever.PART_SCOPE  # measured and shipped off (docs/decisions.md)
+    unscoped = rank_of_sla_credits()
+    monkeypatch.setattr(retriever, "PART_SCOPE", True)
+    assert rank_of_sla_credits() <= 5 < unscoped

@@ -96,6 +96,8 @@ _MULT = (
 # section's scale for the bare amounts under it.
 _SCALE_HEADER = re.compile(r"\(\s*in\s+(thousands|millions|billions)\b", re.IGNORECASE)
 _SCALE_LINES = 12  # how far under its header a scale holds (a table's height)
+# "$0.00001 par value": a per-share amount, which a "(in thousands, except per share data)" header excepts.
+_PAR_VALUE = re.compile(r"\s?par\s+valu", re.IGNORECASE)
 
 
 def _sym_alt() -> str:
@@ -187,6 +189,7 @@ class _Amount:
     period: str | None
     line: tuple[int, int]
     sentence: tuple[int, int]
+    scale: float = 1.0  # the "(in millions)" header's scale applied to the written number
 
 
 def table_scale(text: str, at: int) -> float:
@@ -201,7 +204,9 @@ def table_scale(text: str, at: int) -> float:
     if holds_cells(text[begin : end if end >= 0 else len(text)]):
         lines_above = len(table_lines_before(text, begin, _SCALE_LINES, 4 * _SCALE_LINES))
     for h in _SCALE_HEADER.finditer(text, max(0, at - 6000), at):
-        if text.count("\n", h.start(), at) <= max(_SCALE_LINES, lines_above):
+        # the header's line is where its parenthesis closes ("(In millions, except ... ref" / "lected ...)")
+        close = text.find(")", h.end(), at)
+        if text.count("\n", h.start() if close < 0 else close, at) <= max(_SCALE_LINES, lines_above):
             scale = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}[h.group(1).lower()]
     return scale
 
@@ -217,8 +222,14 @@ def _find_amounts(text: str, spans: list[tuple[int, int]], prior: str = "") -> l
         if parsed is None:
             continue
         amount, currency, num_end, form = parsed
-        if form == "symbol" and not (m.group("m1s") or m.group("m1w")):
-            amount *= table_scale(prior + text, len(prior) + m.start())
+        scale = 1.0
+        if (
+            form == "symbol"
+            and not (m.group("m1s") or m.group("m1w"))
+            and not _PAR_VALUE.match(text, num_end)
+        ):
+            scale = table_scale(prior + text, len(prior) + m.start())
+            amount *= scale
         rng = _RANGE_TAIL.match(text, num_end) if form in ("symbol", "code") else None
         if rng is None and _NOT_AMOUNT_AFTER.match(text, num_end):
             continue  # 5%, a version 1.2.3, a time 5:30, a date 2021-01
@@ -239,6 +250,8 @@ def _find_amounts(text: str, spans: list[tuple[int, int]], prior: str = "") -> l
         if period is None:
             period = per_before(text[max(sentence[0], line[0]) : m.start()])
         out.append(
-            _Amount(values, currency.upper(), m.start(), end, max(period_end, end), period, line, sentence)
+            _Amount(
+                values, currency.upper(), m.start(), end, max(period_end, end), period, line, sentence, scale
+            )
         )
     return out

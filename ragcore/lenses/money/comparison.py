@@ -50,6 +50,26 @@ def _text_before(passages: Sequence[Passage], p: Passage, size: int = 2000) -> t
     return text[-size:], gap <= _BLANK_GAP
 
 
+_ABOVE_CHARS = 6000  # as far back as a table's scale header is looked for (amounts.table_scale)
+
+
+def _text_above(passages: Sequence[Passage], p: Passage, size: int = _ABOVE_CHARS) -> str:
+    """The document's text right up to passage ``p``, joined from the chain of
+    earlier passages that overlap or touch one another (a tall table's header
+    may stand two passages up); "" when no passage touches ``p``."""
+    parts: list[str] = []
+    start, have = p.start, 0
+    for q in sorted(passages, key=lambda q: q.start, reverse=True):
+        if q.start >= start:
+            continue  # p itself, or text the chain already holds
+        if q.end < start - _BLANK_GAP or have >= size:
+            break  # a gap: the text above is not all read
+        parts.append(q.text[: start - q.start] + "\n" * max(0, start - q.end))
+        have += len(parts[-1])
+        start = q.start
+    return "".join(reversed(parts))[-size:]
+
+
 def _mentions(hits: Sequence[Hit]) -> list[Mention]:
     dates = _document_dates(hits)
     mentions: list[Mention] = []
@@ -59,8 +79,9 @@ def _mentions(hits: Sequence[Hit]) -> list[Mention]:
         by_doc.setdefault(hit.passage.doc, []).append(hit.passage)
     for hit in sorted(hits, key=lambda h: h.rank):
         p = hit.passage
-        prior, touching = _text_before(by_doc[p.doc], p)
-        for fm in extract_figures(p.text, p.label, dates.get(p.doc), prior, prior if touching else ""):
+        prior, _ = _text_before(by_doc[p.doc], p)
+        above = _text_above(by_doc[p.doc], p)
+        for fm in extract_figures(p.text, p.label, dates.get(p.doc), prior, above):
             key = (p.doc, p.start + fm.start, fm.amount)
             if key in seen:
                 continue  # overlapping passages show one amount once
@@ -70,7 +91,7 @@ def _mentions(hits: Sequence[Hit]) -> list[Mention]:
             mentions.append(
                 Mention(
                     fm.amount, fm.currency, p.doc, first, last, text, fm.subject, fm.period, fm.raw, p.label,
-                    p.pages, p.start + fm.start, hit.rank, fm.mark, fm.stance, dates.get(p.doc), fm.table,
+                    p.pages, p.start + fm.start, hit.rank, fm.mark, fm.stance, dates.get(p.doc), fm.table, fm.entity,
                 )
             )  # fmt: skip
     return mentions

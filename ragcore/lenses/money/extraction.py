@@ -6,11 +6,13 @@ import itertools
 import re
 from dataclasses import dataclass, field, replace
 from datetime import date
+from decimal import Decimal
 from typing import Literal
 
 from ragcore.lenses.money.amounts import _Amount, _find_amounts
 from ragcore.lenses.money.dates import TimeMark, find_dates, quarter_mark, time_mark, year_mark
-from ragcore.lenses.money.rows import PdfRow, pdf_row
+from ragcore.lenses.money.entities import table_entity
+from ragcore.lenses.money.rows import PdfRow, column_years_above, pdf_row
 from ragcore.lenses.money.subjects import (
     _DETERMINERS,
     _FILLER,
@@ -50,6 +52,7 @@ class FigureMatch:
     mark: TimeMark = field(default_factory=TimeMark)  # when the text says the amount holds
     stance: Stance = "stated"  # only stated amounts are compared
     table: str | None = None  # the title of the table the amount stands in, when one is found
+    entity: str | None = None  # the company heading the statement the amount stands in, when one is named
 
 
 _CONTINUATION = re.compile(
@@ -138,11 +141,14 @@ def _prose_subject(text: str, amt: _Amount, segment_start: int, fallback: str) -
     if named_after is not None and not (np_words and np_words[-1] in _FEE_HEADS):
         # "is subject to a $250 reinstatement fee": the fee named after the amount
         return _normalise_phrase([_clean_word(t) for t in _tokens(named_after.group(1))])
+    listed = _LISTED_PARTS.search(text, amt.sentence[0], amt.start) is not None
     if np_words and np_words[-1] in _OBJECT_VERBS:
         # "... also included $1.2 billion of stock-based compensation expense": the object names it
-        return _of_phrase_after(text, amt)
+        return _of_phrase_after(text, amt) or (_in_phrase_after(text, amt) if listed else "")
     if not np_words and not quantity and (named_of := _of_phrase_after(text, amt)):
         return named_of  # a sentence that opens on the amount: "$250 million of insurance expense was ..."
+    if not np_words and not quantity and listed and (named_in := _in_phrase_after(text, amt)):
+        return named_in  # a listed part: "consisting of $2.3 billion in acquisition of businesses, $1.1 billion in ..."
     before = text[amt.sentence[0] : amt.start]
     if not np_words or quantity or proper or np_words[-1] in _PRONOUNS:
         kept = np_words if np_words and np_words[-1] not in _PRONOUNS else []
@@ -179,6 +185,37 @@ def _of_phrase_after(text: str, amt: _Amount) -> str:
         if w in _STOP or (words and w.endswith("ed")):
             break
         words.append(w)
+    return _normalise_phrase(words) if _names_something(words) else ""
+
+
+# A list of a total's parts: "primarily consisting of", "comprising", "which included".
+_LISTED_PARTS = re.compile(
+    r"\b(?:consist(?:ed|ing|s)?\s+(?:\w+\s+)?of|compris(?:ed|ing|es?)|includ(?:ed|ing|es?))\b", re.IGNORECASE
+)
+_IN_LINKS = frozenset({"of", "on", "from", "for"})  # one such phrase belongs to the part's name
+# "in" may touch the amount or the next word in PDF text ("$2.3billion in acquisition")
+_IN_AFTER = re.compile(r"[ \t\n]*in[ \t\n]+((?:[A-Za-z][\w-]*[ \t\n]+){0,5}[A-Za-z][\w-]*)")
+
+
+def _in_phrase_after(text: str, amt: _Amount) -> str:
+    """The noun phrase of an "in" phrase right after a listed part ("$2.3
+    billion in acquisition of businesses"): up to its first function word, one
+    "of"/"on"/"from"/"for" phrase included ("impairment of goodwill" is not
+    "impairment of equity securities", "gain on divestitures" not "gain from
+    sale"); "" for a time ("in 2021", "in the year ended")."""
+    m = _IN_AFTER.match(text, amt.stop, amt.sentence[1])
+    if m is None or _TIME_PHRASE.match(text, m.start(0) + m.group(0).index("in")):
+        return ""
+    words: list[str] = []
+    for w in (_clean_word(t) for t in _tokens(m.group(1))):
+        if w in _IN_LINKS and words and not set(words) & _IN_LINKS:
+            words.append(w)  # "impairment of goodwill", "gain on business divestitures"
+            continue
+        if w in _STOP or (words and w.endswith("ed")):
+            break
+        words.append(w)
+    while words and words[-1] in _IN_LINKS:
+        words.pop()
     return _normalise_phrase(words) if _names_something(words) else ""
 
 
@@ -276,6 +313,14 @@ def _prose_figure(
     seg_start = prev.stop if prev else amt.sentence[0]
     seg_end = nxt.start if nxt else amt.sentence[1]
     continuation = prev is not None and _CONTINUATION.fullmatch(_mask_time(text[seg_start : amt.start]))
+    if (
+        continuation
+        and _LISTED_PARTS.search(text, amt.sentence[0], amt.start)
+        and _in_phrase_after(text, amt)
+    ):
+        continuation = (
+            False  # "... expense of $575 million, $404 million in impairment of goodwill": its own part
+        )
     # "$48 for the full year or $4 per month": one subject for both
     # a heading names the price under it ("## Starter" / "$49 a month"), not
     # every total in its prose: only an amount with a unit falls back to it
@@ -306,7 +351,8 @@ def extract_figures(
     titles = markdown_table_titles(text, label) if amounts else {}
     found: list[FigureMatch] = []
     prev_base, prev_billing = "", None
-    marks = _respectively([_time_of(text, amounts, k, context) for k in range(len(amounts))], text, amounts)
+    marks = [_time_of(text, amounts, k, context) for k in range(len(amounts))]
+    marks = _paired_years(_respectively(marks, text, amounts, above), text, amounts)
     marks = _components(marks, text, amounts)
     for k, amt in enumerate(amounts):
         prev = amounts[k - 1] if k and amounts[k - 1].sentence == amt.sentence else None
@@ -314,10 +360,14 @@ def extract_figures(
         table = _table_context(text, amt.line, amt.start, headers)
         row = pdf_row(text, amt.line, amt.start, above) if table is None else None
         title = titles.get(amt.line[0]) if table is not None else None
+        entity = table_entity(above + text, len(above) + amt.line[0])
         if table is not None:
             base, billing, period, phrase = _table_figure(text, amt, table)
         elif row is not None and row.label:
             base, billing, period, phrase = _row_subject(row.label), None, amt.period, amt.line
+            if row.per_share:  # "(in thousands, except per share data)": a per-share cell is never scaled
+                amt = _per_share_amount(amt)
+                period = period or "share"
             title = pdf_table_title(above + text, len(above) + amt.line[0])
             # a cell is dated by its column, never by running text around the table
             marks[k] = _column_mark(row)
@@ -331,7 +381,19 @@ def extract_figures(
         stance = _stance(text, amt if table is None and row is None else replace(amt, sentence=amt.line))
         found.extend(
             FigureMatch(
-                value, amt.currency, period, raw, a, b, subject, billing, *phrase[:2], marks[k], stance, title
+                value,
+                amt.currency,
+                period,
+                raw,
+                a,
+                b,
+                subject,
+                billing,
+                *phrase[:2],
+                marks[k],
+                stance,
+                title,
+                entity,
             )
             for value, a, b in amt.values
         )
@@ -339,20 +401,65 @@ def extract_figures(
     return found
 
 
+def _per_share_amount(amt: _Amount) -> _Amount:
+    """A per-share cell as written: a table's "(in thousands)" scale excepts
+    per-share amounts (financial statements say "except per share data")."""
+    values = [(float(Decimal(str(v)) / Decimal(str(amt.scale))), a, b) for v, a, b in amt.values]
+    return replace(amt, values=values, scale=1.0)
+
+
 _YEAR = re.compile(r"(?<![\d,.$])(?:19|20)\d\d(?!\d|[,.]\d|\s?%)")
 
 
-def _respectively(marks: list[TimeMark], text: str, amounts: list[_Amount]) -> list[TimeMark]:
+def _respectively(
+    marks: list[TimeMark], text: str, amounts: list[_Amount], above: str = ""
+) -> list[TimeMark]:
     """ "$8 million and $12 million in 2022 and 2023, respectively": the
     amounts listed just before the years take them in order, when the counts
-    agree and only "and" or a comma joins the amounts."""
+    agree and only "and" or a comma joins the amounts. With no years written
+    ("net of allowance of $55 and $51, respectively" in a row of a PDF table),
+    the years are the table's columns, in their order."""
     out = list(marks)
     for word in re.finditer(r"respectiv\s*ely", text, re.IGNORECASE):  # PDF text may break the word
         before = [k for k, a in enumerate(amounts) if a.stop <= word.start()]
         if not before:
             continue
         years = [int(y) for y in _YEAR.findall(text[amounts[before[-1]].stop : word.start()])]
+        if not years and re.fullmatch(r"\s*,?\s*", text[amounts[before[-1]].stop : word.start()]):
+            line = amounts[before[-1]].line
+            years = column_years_above(above + text, len(above) + line[0])
         listed = before[-len(years) :] if len(years) > 1 else []
+        joined = all(
+            re.fullmatch(r"\s*(?:,|and|,\s*and)\s*", text[amounts[i].stop : amounts[j].start])
+            for i, j in itertools.pairwise(listed)
+        )
+        if len(listed) == len(years) and joined and all(len(amounts[k].values) == 1 for k in listed):
+            for k, year in zip(listed, years, strict=True):
+                out[k] = year_mark(year, marks[k].tense)
+    return out
+
+
+# "... in the year ended December 31, 2021 and 2020" after "$1.1 million and $1.6 million": years listed as amounts are
+_YEAR_LIST = re.compile(
+    r"(?<![\d$,.])(?:19|20)\d\d(?:\s*,\s*(?:19|20)\d\d)*\s*,?\s+and\s+(?:19|20)\d\d(?![\d%])"
+)
+
+
+def _paired_years(marks: list[TimeMark], text: str, amounts: list[_Amount]) -> list[TimeMark]:
+    """ "$1.1 million and $1.6 million ... in the year ended <date>, 2021 and
+    2020": "respectively" left unwritten; amounts listed with "and" take the
+    years listed later in their sentence, in order, when the counts agree."""
+    out = list(marks)
+    for m in _YEAR_LIST.finditer(text):
+        if re.match(r"\s*,?\s*respectiv", text[m.end() : m.end() + 20], re.IGNORECASE):
+            continue  # read by _respectively
+        years = [int(y) for y in _YEAR.findall(m.group())]
+        before = [
+            k
+            for k, a in enumerate(amounts)
+            if a.stop <= m.start() and a.sentence[0] <= m.start() < a.sentence[1]
+        ]
+        listed = before[-len(years) :]
         joined = all(
             re.fullmatch(r"\s*(?:,|and|,\s*and)\s*", text[amounts[i].stop : amounts[j].start])
             for i, j in itertools.pairwise(listed)

@@ -40,6 +40,7 @@ class Mention:
     stance: Stance = "stated"
     doc_date: date | None = None
     table: str | None = None  # the title of the table the amount stands in, when one is found
+    entity: str | None = None  # the company heading the statement the amount stands in ("lyft"), when named
 
     @property
     def item(self) -> str:
@@ -79,6 +80,7 @@ class Mention:
             "raw": self.raw,
             "label": self.label,
             "table": self.table,
+            "entity": self.entity,
         }
 
 

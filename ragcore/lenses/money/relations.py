@@ -28,6 +28,7 @@ from datetime import date
 from itertools import combinations
 
 from ragcore.lenses.money.dates import document_family, is_newest_version
+from ragcore.lenses.money.entities import entities_differ
 from ragcore.lenses.money.records import Conflict, Mention, Relation, format_amount
 from ragcore.lenses.money.subjects import subject_key
 from ragcore.lenses.money.titles import titles_differ
@@ -182,6 +183,8 @@ def compare(mentions: Sequence[Mention]) -> list[Conflict]:
                 continue
             if same_when_rounded(a, b) or titles_differ(a.table, b.table) or _spans_differ(a, b):
                 continue  # one figure rounded two ways; rows of differently titled tables; a quarter and a year
+            if entities_differ(a.entity, b.entity):
+                continue  # rows of two companies' statements
             judged = judge(a, b)
             if judged is None:
                 continue

@@ -28,6 +28,9 @@ class PdfRow:
     column: int
     year: int | None
     quarter: int | None = None  # 1-4 when the column is a fiscal quarter ("Q3 2021")
+    per_share: bool = (
+        False  # "Net loss per share ...", or a sub-row ("Basic") of a "... per share ...:" group
+    )
 
 
 def _lines_before(text: str, start: int, count: int) -> list[str]:
@@ -67,15 +70,70 @@ def table_lines_before(
         if k >= limit and not all_table:
             break
         keep.append(line)
-        all_table = all_table and is_table_line(line)
+        all_table = all_table and (is_table_line(line) or _wrapped_label(lines, k))
     return keep
 
 
-def _tail(line: str) -> str:
-    """The text after a line's last run of cells (the start of the next row's label)."""
+_SENTENCE_BREAK = re.compile(r"[a-z)][.!?]\s+[A-Z]")
+_WRAPPED_LABEL_LINES = (
+    3  # a row label pypdf wrapped over lines ("Common stock, $0.00001 par value; ... shares")
+)
+
+
+def _wrapped_label(lines: list[str], k: int) -> bool:
+    """Whether line ``k`` (nearest first) of a run of non-table lines is a long
+    row label wrapped over lines inside a table: the run is short and holds
+    table rows on both sides (a line with cells right above it, a table line
+    below it)."""
+    first = k
+    while first > 0 and not is_table_line(lines[first - 1]):
+        first -= 1
+    last = k
+    while last + 1 < len(lines) and not is_table_line(lines[last + 1]):
+        last += 1
+    if first == 0 or last + 1 - first > _WRAPPED_LABEL_LINES or last + 1 >= len(lines):
+        return False
+    if any(_SENTENCE_BREAK.search(line) for line in lines[first : last + 1]):
+        return False  # running text ("... goes on. It is not a row"), not a label
+    return holds_cells(lines[last + 1])
+
+
+def _raw_tail(line: str) -> str:
     runs = list(_RUN.finditer(line))
-    tail = line[runs[-1].end() :] if runs else line
+    return line[runs[-1].end() :] if runs else line
+
+
+def _tail(line: str) -> str:
+    """The text after a line's last run of cells (the start of the next row's
+    label); after a group's label and its colon, the sub-row's own label
+    ("... common stockholders:Basic" gives "Basic")."""
+    tail = _raw_tail(line)
+    _group, colon, sub = tail.rpartition(":")
+    if colon and sub.strip() and not re.search(r"[.:;]\s*\S", sub):
+        tail = sub
     return tail if len(tail.split()) <= _LABEL_WORDS and not re.search(r"[.:;]\s*\S", tail) else ""
+
+
+_PER_SHARE = re.compile(r"\bper\s+(?:(?:common|diluted|basic|ordinary)\s+)?share\b", re.IGNORECASE)
+_GROUP_LINES = (
+    3  # lines above a sub-row in which its group's label may start (label, "Basic" row, "Diluted" row)
+)
+
+
+def _per_share(above: list[str], label: str) -> bool:
+    """Whether a row states an amount per share: its label says so, or it is a
+    sub-row ("Basic", "Diluted") under a group label that does and ends in a colon."""
+    if _PER_SHARE.search(label):
+        return True
+    joined = ""
+    for k, line in enumerate(above[:_GROUP_LINES]):
+        joined = _raw_tail(line) + joined
+        group = joined.rpartition(":")[0]
+        if group and _PER_SHARE.search(group):
+            return True
+        if k and holds_cells(line):
+            return False  # the group label starts after the cells of the row above it
+    return False
 
 
 # A line of column years only, as pypdf writes it: spaced ("2020 2021"), glued
@@ -92,15 +150,38 @@ def _header_years(line: str) -> list[int]:
     return [int(digits[i : i + 4]) for i in range(0, len(digits), 4)]
 
 
+_MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
+# One column's header line: a year, or "As of December 31, 2021" (after a header's closing
+# parenthesis: "... per share amounts)As of December 31, 2020"), maybe with the first row's
+# label glued on ("2020 Assets", "As of December 31, 2021 Assets").
+_ONE_COLUMN = re.compile(
+    rf"(?:\s*|.*\)\s*)(?:(?:As\s+of\s+)?(?:{_MONTHS})\s+\d{{1,2}},\s*)?((?:19|20)\d\d)(?:\s+(?P<rest>[A-Z][^\d.,;:]*))?\s*",
+    re.IGNORECASE,
+)
+
+
+def _one_column_year(line: str) -> int | None:
+    """The year of a header line that names one column (see _ONE_COLUMN), else None."""
+    m = _ONE_COLUMN.fullmatch(line)
+    if m is None or (m.group("rest") and len(m.group("rest").split()) > _LABEL_WORDS // 2):
+        return None
+    return int(m.group(1))
+
+
 def _column_years(above: list[str]) -> list[int]:
     """The nearest header's column years: a line of years (or of two or more
     years among other words), joined with year-only lines right above it (a
-    header pypdf split over lines: "2021" / "2020 2019 (in thousands)")."""
+    header pypdf split over lines: "2021" / "2020 2019 (in thousands)"); or
+    two or more one-column header lines, one year each ("As of December 31,
+    2020" / "As of December 31, 2021 Assets", "2021" / "2020 Assets")."""
     for k, line in enumerate(above):
         years = _header_years(line)
         if not years:
             m = _YEARS.search(line)
             if m is None:
+                years = _stacked_years(above[k:])
+                if len(years) >= 2:
+                    return years
                 continue
             years = [int(y) for y in m.group().split()]
         for higher in above[k + 1 :]:
@@ -110,6 +191,17 @@ def _column_years(above: list[str]) -> list[int]:
             years = more + years
         return years
     return []
+
+
+def _stacked_years(lines: list[str]) -> list[int]:
+    """Years of consecutive one-column header lines from ``lines[0]`` upwards, top first."""
+    years: list[int] = []
+    for line in lines:
+        year = _one_column_year(line)
+        if year is None:
+            break
+        years.insert(0, year)
+    return years
 
 
 # A column of a quarterly table: "Q1 2020 Q2 2020 ... Q4 2021" (the header may end with the first row's label).
@@ -131,6 +223,11 @@ def _column_period(above: list[str], column: int) -> tuple[int | None, int | Non
     return (years[column] if column < len(years) else None), None
 
 
+def column_years_above(text: str, start: int) -> list[int]:
+    """The column years of the PDF table header above the line starting at ``start`` ([] when none)."""
+    return _column_years(table_lines_before(text, start))
+
+
 def pdf_row(text: str, line: tuple[int, int], start: int, prior: str = "") -> PdfRow | None:
     """The row of the symbol amount at ``start`` when its line (``line``, offsets
     into ``text``) holds it in a run of two or more currency cells; else None.
@@ -146,4 +243,5 @@ def pdf_row(text: str, line: tuple[int, int], start: int, prior: str = "") -> Pd
     column = sum(run.start() + c.start() < at for c in cells)
     above = table_lines_before(prior + text, len(prior) + line[0])
     label = (_tail(above[0]) if above else "") + row[: run.start()]
-    return PdfRow(" ".join(label.split()), column, *_column_period(above, column))
+    year, quarter = _column_period(above, column)
+    return PdfRow(" ".join(label.split()), column, year, quarter, _per_share(above, label))

@@ -100,6 +100,15 @@ def _clean_word(w: str) -> str:
     return w[:-2] if w.endswith("'s") else w.rstrip(".")
 
 
+_PARTICIPLE_LINKS = frozenset({"in", "by", "from"})
+_HEAD_MODIFIERS = frozenset({"net", "total"})
+
+
+def _is_participle(word: str) -> bool:
+    """A past participle that can tie a noun to a phrase ("used", "provided", "generated")."""
+    return len(word) >= 4 and word.endswith("ed") and word not in _STOP
+
+
 def _noun_phrase_before(prefix: str) -> tuple[list[str], bool, bool]:
     """The noun phrase nearest the end of ``prefix``; whether a number directly
     precedes it (then it is a quantity, not what is priced); and whether it is
@@ -118,7 +127,7 @@ def _noun_phrase_before(prefix: str) -> tuple[list[str], bool, bool]:
         i -= 1  # "Uber Technologies, Inc. was": the abbreviation's point ends no phrase
     phrase: list[str] = []
     original: list[str] = []
-    limit = 5
+    limit, linked = 5, 0
     while i >= 0 and len(phrase) < limit:
         w = _clean_word(toks[i])
         if w == "," and len(phrase) == 1 and phrase[0] in _COMPANY_SUFFIXES:
@@ -129,6 +138,14 @@ def _noun_phrase_before(prefix: str) -> tuple[list[str], bool, bool]:
             phrase[:0], original[:0] = ["attributable", "to"], [toks[i - 1], toks[i]]
             i, limit = i - 2, len(phrase) + 3
             continue
+        if w in _PARTICIPLE_LINKS and i > 1 and phrase and _is_participle(_clean_word(toks[i - 1])):
+            # "Net cash used in operating activities", "cash provided by financing activities":
+            # a participle and its preposition tie the head noun to what it is of
+            phrase[:0], original[:0] = [_clean_word(toks[i - 1]), w], [toks[i - 1], toks[i]]
+            i, limit, linked = i - 2, len(phrase) + 2, len(phrase) + 1
+            continue
+        if linked and len(phrase) >= linked and w not in _HEAD_MODIFIERS:
+            break  # after the head noun ("cash"), only "net" or "total" ("Operating Activities" / "Cash used ...")
         if w in _STOP or not w[:1].isalpha():
             break
         phrase.insert(0, w)
@@ -175,11 +192,27 @@ _SIGN_WORDS = frozenset({"loss", "profit"})
 _COMPANY_SUFFIXES = _wordset("inc llc ltd corp plc co lp")
 
 
+_FLOW_VERBS = frozenset({"used", "provided", "generated"})
+_FLOW_LINKS = frozenset({"in", "by", "from"})
+
+
+def _cash_flow(words_: list[str]) -> list[str]:
+    """ "(Net) cash used in / provided by (used in) X" are one signed line item,
+    the cash flow of X: read as "cash flow X"."""
+    i = 1 if words_[:1] == ["net"] else 0
+    if words_[i : i + 1] != ["cash"]:
+        return words_
+    j = i + 1
+    while j + 1 < len(words_) and words_[j] in _FLOW_VERBS and words_[j + 1] in _FLOW_LINKS:
+        j += 2
+    return ["cash", "flow", *words_[j:]] if j > i + 1 and j < len(words_) else words_
+
+
 def subject_key(subject: str) -> str:
     """Comparison key of a subject: stemmed content words without plan filler,
     so "Pro plan" and "pro" meet, and "lowest subscription tier" meets "lowest tier"."""
     base, _, billing = subject.partition(" / billed ")
-    base_words = [w for w in re.split(r"[\s/]+", base) if w]
+    base_words = _cash_flow([w for w in re.split(r"[\s/]+", base) if w])
     kept = [stem(w) for w in base_words if w not in _FILLER] or [stem(w) for w in base_words]
     if len(kept) > 1 and kept[-1] in _SIGN_WORDS:
         kept = kept[:-1]  # "Adjusted EBITDA loss" and "Adjusted EBITDA" are one line item, signed

@@ -8,7 +8,10 @@ than ``rrf`` and ``convex``; query statistics come from
 ``term_stats.TermStats``), and by Milvus's RRF or
 weighted ranker when the fusion method is ``rrf`` or ``convex``. Milvus's weighted ranker
 normalises scores with arctan, not min-max, so ``convex`` orders can differ
-from the embedded ones.
+from the embedded ones; and Milvus's rankers fuse its raw BM25 list, without
+the two rules applied beside it here: the named-document boost and table
+rows scored as passages of their own (``bm25_rows``, weighted with the
+collection's term statistics, since Milvus holds whole passages only).
 
 The passages and their vectors are synchronised into Milvus on first use
 (``ensure_dense``): new passages are embedded (or read from the vector
@@ -21,9 +24,11 @@ import time
 from collections.abc import Callable, Sequence
 
 import numpy as np
+from scipy import sparse
 
 from ...records import Passage, StageTrace
-from ..bm25 import BM25Params
+from ..bm25 import BM25Params, column_sum
+from ..bm25_rows import best_row_scores, table_row_index
 from ..document_names import names_document
 from ..protocols import EmbedderLike, Mode, PassageSource, RerankerLike, VectorCache
 from ..results import CallLog
@@ -83,6 +88,7 @@ class MilvusRetriever(Retriever):
         self._given: np.ndarray | None = None
         self._keys: list[str] = []
         self._rows: dict[str, int] = {}
+        self._table_rows: tuple[sparse.csc_matrix, np.ndarray] | None = None
 
     # ------------------------------------------------------------ syncing
 
@@ -122,6 +128,7 @@ class MilvusRetriever(Retriever):
             self.bm25 = TermStats(
                 self._frequencies(index, keys, report, removed), self.passages, self.bm25_params
             )
+            self._table_rows = self._row_index(self.bm25)
             if self.keyed_by_content:
                 self._drop_previous(index)
             self._keys, self._rows = keys, {k: i for i, k in enumerate(keys)}
@@ -213,18 +220,47 @@ class MilvusRetriever(Retriever):
         log = log if log is not None else CallLog()
         index = self._index()
         with log.timed("bm25"):
-            ranking = self._to_rows(index.bm25(question, k))
+            scores = self._with_table_rows(question, dict(self._to_rows(index.bm25(question, k))))
             named = named_documents(question, self._doc_names(), self.bm25_params)
             if not named:
-                return ranking
-            scores = dict(ranking)
-            scores.update(self._to_rows(index.bm25(question, k, docs=named)))
+                return _top(scores, k)
+            for row, score in self._to_rows(index.bm25(question, k, docs=named)):
+                scores[row] = max(score, scores.get(row, 0.0))
             boost = 1.0 + self.bm25_params.named_document_boost
             named_set = set(named)
             for row in scores:
                 if self.passages[row].doc in named_set:
                     scores[row] *= boost
-            return sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:k]
+            return _top(scores, k)
+
+    def _row_index(self, stats: TermStats) -> tuple[sparse.csc_matrix, np.ndarray] | None:
+        """The embedded index's table rows (``bm25_rows``), weighted with the
+        collection's term statistics; None when the rule is off or no passage
+        holds a table. Rows are scored here: Milvus holds passages only."""
+        if not self.bm25_params.table_row_weight or not any("|" in p.text for p in self.passages):
+            return None
+        rows, owner = table_row_index(self.passages, stats, self.bm25_params)  # type: ignore[arg-type]
+        return (rows, owner) if owner.size else None
+
+    def _with_table_rows(self, question: str, scores: dict[int, float]) -> dict[int, float]:
+        """As ``BM25Index.scores_from_ids``: a passage scores the better of its
+        own score and ``table_row_weight`` x its best table row's; a passage
+        outside Milvus's top comes in on its row's score alone."""
+        if not self.bm25_params.table_row_weight or self._table_rows is None or self.bm25 is None:
+            return scores
+        rows, owner = self._table_rows
+        vocab = self.bm25.vocab
+        ids = np.fromiter((vocab[t] for t in self.bm25.query_tokens(question) if t in vocab), dtype=np.int64)
+        if not len(ids):
+            return scores
+        uniq, counts = np.unique(ids, return_counts=True)
+        best = best_row_scores(
+            rows, owner, column_sum(rows, uniq, counts.astype(np.float64)), len(self.passages)
+        )
+        weight = self.bm25_params.table_row_weight
+        for row in np.flatnonzero(best > 0):
+            scores[int(row)] = max(scores.get(int(row), 0.0), weight * float(best[row]))
+        return scores
 
     def _doc_names(self) -> list[str]:
         return list(dict.fromkeys(p.doc for p in self.passages))
@@ -306,6 +342,10 @@ def named_documents(question: str, docs: Sequence[str], params: BM25Params) -> l
         return []
     terms = set(params.terms(question))
     return [doc for doc in docs if names_document(terms, doc, params)]
+
+
+def _top(scores: dict[int, float], k: int) -> Ranking:
+    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:k]
 
 
 def _cosine(query: np.ndarray, vec: np.ndarray) -> float:

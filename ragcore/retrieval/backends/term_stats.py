@@ -29,7 +29,7 @@ import numpy as np
 from ...records import Passage, sha256_hex
 from ..bm25 import BM25Index, BM25Params, _rank_bm25_idf, heading_texts
 
-FORMAT = 1
+FORMAT = 2  # 2: the bodies' total length (``length``), for table-row scoring's average length
 
 
 def params_key(params: BM25Params) -> str:
@@ -42,11 +42,13 @@ def params_key(params: BM25Params) -> str:
 class Frequencies:
     """Per-term passage counts over the bodies (``df``) and over the heading
     fields (``heading``: heading words join the vocabulary, not the idf),
-    for the passage set whose content key is ``content``."""
+    for the passage set whose content key is ``content``; ``length`` is the
+    bodies' total number of tokens (their average length scores table rows)."""
 
     params: str
     content: str = ""
     n_docs: int = 0
+    length: int = 0
     df: Counter[str] = field(default_factory=Counter)
     heading: Counter[str] = field(default_factory=Counter)
 
@@ -60,7 +62,9 @@ class Frequencies:
         """Count ``passages`` in (``sign`` 1) or out (``sign`` -1)."""
         self.n_docs += sign * len(passages)
         for text, head in zip((p.text for p in passages), heading_texts(passages, params), strict=True):
-            for term in set(params.terms(text)):
+            terms = params.terms(text)
+            self.length += sign * len(terms)
+            for term in set(terms):
                 self.df[term] += sign
             for term in set(params.terms(head)):
                 self.heading[term] += sign
@@ -74,6 +78,7 @@ class Frequencies:
             "params": self.params,
             "content": self.content,
             "n_docs": self.n_docs,
+            "length": self.length,
             "df": sorted(self.df.items()),
             "heading": sorted(self.heading.items()),
         }
@@ -90,6 +95,7 @@ class Frequencies:
                 str(data["params"]),
                 str(data["content"]),
                 int(data["n_docs"]),
+                int(data["length"]),
                 Counter({str(t): int(n) for t, n in data["df"]}),
                 Counter({str(t): int(n) for t, n in data["heading"]}),
             )
@@ -117,6 +123,8 @@ class TermStats:
         df = np.zeros(len(self.vocab), dtype=np.float64)
         df[: len(terms)] = [frequencies.df[t] for t in terms]
         self.idf = _rank_bm25_idf(df, self.size, params.epsilon, df > 0, params.floor_zero_idf)
+        mean = frequencies.length / frequencies.n_docs if frequencies.n_docs else 0.0
+        self.avgdl = np.asarray([mean or 1.0], dtype=np.float64)  # as BM25Index.avgdl
         self._row_terms: dict[int, np.ndarray] = {}
 
     def _terms_of(self, row: int) -> np.ndarray:

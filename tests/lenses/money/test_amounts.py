@@ -162,7 +162,10 @@ _WORDS = st.sampled_from(
      "(In millions)", "million", "bil\nlion", "mill\nion", "a$", "respectively", "compared to", "increase",
      "2023 2024", "in 2020", "fiscal", "in2021", "of", "included", "Inc.", "attributable to",
      "millionof", "for the year ended", "June 30,", "with", "which consisted of", "Year Ended", "Change",
-     "Net sales", "10-K.Revenue"]
+     "Net sales", "10-K.Revenue",
+     # session 6: statements' per-share rows, par values, stacked headers, entities, cash flows
+     "per share", "par value", "(in thousands, except per share data)", "As of December 31, 2021", "Basic",
+     "stockholders:", "Diluted", "Acme, Inc.\n", "cash used in", "provided by", "and 2020"]
 )  # fmt: skip
 _NUMBERS = (
     st.integers(0, 15)

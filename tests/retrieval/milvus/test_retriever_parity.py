@@ -6,7 +6,7 @@ order, never raw scores.
 - BM25: Milvus scores BM25 (the embedded index's k1 and b) on the embedded
   index's own tokens (stemmed, identifiers and amounts whole), equal to a
   reference computed here except where scores tie (compared with the
-  named-document boost off; both backends apply it, tested below). The embedded BM25 still
+  named-document boost and table rows off; both backends apply them, tested below). The embedded BM25 still
   orders somewhat differently: it adds the heading field (with the
   document's name) and the identifier boost, and its idf is rank_bm25's
   where Milvus's is Lucene's ln(1 + (N - df + 0.5) / (df + 0.5)). So
@@ -92,7 +92,7 @@ def test_bm25_is_bm25_on_milvus_tokens_and_overlaps_the_embedded(pair, questions
     embedded, milvus = pair
     scorer = reference_bm25(list(index_texts(milvus.passages)))  # what BM25 indexes
     overlaps = []
-    plain = replace(milvus.bm25_params, named_document_boost=0.0)
+    plain = replace(milvus.bm25_params, named_document_boost=0.0, table_row_weight=0.0)
     for q in questions:
         got = milvus.search(q, "bm25", 10)
         theirs = set(_ids(embedded.search(q, "bm25", 10)))
@@ -173,7 +173,7 @@ def test_hybrid_default_fusion_is_ours_over_the_milvus_lists(pair, questions, mo
         assert moved  # the old agreement fusion would have ranked some questions differently
 
 
-def test_rrf_runs_in_milvus_and_matches_our_rrf(demo, embedder, questions):
+def test_rrf_runs_in_milvus_and_matches_our_rrf(demo, embedder, questions, monkeypatch):
     corpus, library, home = demo
     config = FusionConfig(method="rrf", k=20.0)
     milvus = make_retriever(
@@ -184,9 +184,14 @@ def test_rrf_runs_in_milvus_and_matches_our_rrf(demo, embedder, questions):
         fusion_config=config,
     )
     embedded = Retriever(corpus, vector_cache=library, embedder=embedder, fusion_config=config)
+    # Milvus's own ranker fuses its raw BM25 list: the rules applied beside it
+    # (table rows, the named-document boost) are not in that list.
+    raw = replace(milvus.bm25_params, table_row_weight=0.0, named_document_boost=0.0)
     for q in questions[:10]:
         result = milvus.search(q, "hybrid", 10)
+        monkeypatch.setattr(milvus, "bm25_params", raw)
         bm = [(milvus.row_of(h.passage), h.score) for h in milvus.search(q, "bm25", CANDIDATES).hits]
+        monkeypatch.undo()
         dn = [(milvus.row_of(h.passage), h.score) for h in milvus.search(q, "dense", CANDIDATES).hits]
         ours = dict(embedded.fusion.fuse({"bm25": bm, "dense": dn}))
         rows = [milvus.row_of(h.passage) for h in result.hits]
@@ -285,3 +290,33 @@ def test_folder_collection_is_keyed_by_content_and_reused(tmp_path, embedder):
     changed = build()
     assert changed.index.name != first.index.name and not changed.sync_report.reused
     assert not first.index.exists()  # the folder's old collection was dropped
+
+
+def test_table_rows_score_as_in_the_embedded_index(pair, questions, monkeypatch):
+    """A passage keeps the better of its Milvus score and table_row_weight x its
+    best row's (rows weighted with the collection's statistics, as embedded);
+    with rows on, Milvus's BM25 top 10 is nearer the embedded one."""
+    embedded, milvus = pair
+    weight = milvus.bm25_params.table_row_weight
+    assert weight > 0 and milvus._table_rows is not None
+
+    def overlap_and_scores(on: bool) -> tuple[float, list[dict[int, float]]]:
+        if not on:
+            monkeypatch.setattr(milvus, "bm25_params", replace(milvus.bm25_params, table_row_weight=0.0))
+        got = [dict(milvus._bm25_ranking(q, 10)) for q in questions]
+        monkeypatch.undo()
+        theirs = [
+            {embedded.row_of(h.passage) for h in embedded.search(q, "bm25", 10).hits} for q in questions
+        ]
+        shares = [len(t & set(g)) / len(t) for t, g in zip(theirs, got, strict=True) if t]
+        return sum(shares) / len(shares), got
+
+    with_rows, scored = overlap_and_scores(True)
+    without_rows, plain = overlap_and_scores(False)
+    lifted = 0
+    for on, off in zip(scored, plain, strict=True):
+        for row, score in on.items():
+            assert score >= off.get(row, 0.0) - 1e-9  # never lower than its own score
+            lifted += score > off.get(row, 0.0) + 1e-9
+    assert lifted >= 5  # demo tables answer some questions through a row
+    assert with_rows >= without_rows, (with_rows, without_rows)

@@ -16,6 +16,7 @@ from ragcore.retrieval.backends import milvus_schema as schema
 from ragcore.retrieval.backends.milvus import MilvusIndex
 from ragcore.retrieval.backends.term_stats import Frequencies, TermStats, params_key, removed_passages
 from ragcore.retrieval.bm25 import BM25Index, BM25Params
+from ragcore.retrieval.bm25_rows import table_row_index
 from ragcore.store import Library
 
 from .test_index import make_passages
@@ -114,3 +115,28 @@ def test_blobs_keep_parts_and_shrink(lite_target, monkeypatch):
     index.write_blob("t_blobs", b"")
     assert index.read_blob("t_blobs") is None
     assert index.read_blob("never written") is None
+
+
+def test_table_rows_weigh_as_the_embedded_index_rows(demo_passages):
+    """Rows scored beside Milvus (bm25_rows.table_row_index over TermStats)
+    get the embedded index's weights: same vocabulary, idf and average length."""
+    params = MILVUS_PARAMS
+    assert params.table_row_weight > 0
+    embedded = BM25Index.from_passages(demo_passages, params)
+    stats = TermStats(Frequencies.of(demo_passages, params, "x"), demo_passages, params)
+    assert stats.avgdl[0] == pytest.approx(embedded.avgdl[0], rel=1e-12)
+    rows, owner = table_row_index(demo_passages, stats, params)
+    assert owner.size > 10 and list(owner) == list(embedded.row_owner)
+    order = [stats.vocab[t] for t in sorted(embedded.vocab, key=embedded.vocab.get)]
+    assert abs(rows[:, order] - embedded.rows).max() < 1e-12
+
+
+def test_frequencies_keep_the_total_length_through_bytes_and_updates(demo_passages):
+    params = MILVUS_PARAMS
+    whole = Frequencies.of(demo_passages, params, "x")
+    assert whole.length == sum(len(params.terms(p.text)) for p in demo_passages)
+    assert Frequencies.from_bytes(whole.to_bytes()).length == whole.length
+    part = Frequencies.of(demo_passages[:5], params, "y")
+    part.add(demo_passages[5:], params)
+    part.add(demo_passages[:5], params, sign=-1)
+    assert part.length == whole.length - sum(len(params.terms(p.text)) for p in demo_passages[:5])
