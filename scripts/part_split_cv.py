@@ -6,7 +6,7 @@ words) merges them (``query.part_queries``, ``query.merge_part_rankings``,
 ``query.retrieval_parts``). Each rule's gain is its nDCG@10 minus the whole
 question's, averaged over every question of a group (a question that the
 rule keeps whole gains 0). Groups: Cranfield, CISI, the demo gold set by
-question type, dev-shared (Vaswani has no question that splits).
+question type, dev-shared, dev-named-parts (Vaswani has no question that splits).
 
 Leave one group out: the rule with the largest mean gain over the other
 groups (or no splitting when none gains) is scored on the held-out group.
@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from fusion_cv import Collection, load_all  # noqa: E402
+from fusion_cv import Collection, load_all, load_gold_collection  # noqa: E402
 
 from ragcore.corpus import default_library, load_corpus  # noqa: E402
 from ragcore.evaluation.goldset import load_goldset, qrels_for, resolve_spans  # noqa: E402
@@ -48,6 +48,7 @@ from ragcore.retrieval.query import (  # noqa: E402
 from ragcore.retrieval.results import CallLog  # noqa: E402
 
 COLLECTIONS = ["cranfield", "cisi", "demo", "dev-shared"]
+NAMED_PARTS = ROOT / "eval" / "dev-named-parts.gold.json"
 HEADS = (0, 1, 2, 3)
 MIN_OWN = (0, 1, 2, 3)
 Rule = tuple[str, int, int]
@@ -150,8 +151,15 @@ def main() -> int:
     library = default_library()
     gains: dict[str, dict[str, float]] = {}
     parts_at: dict[str, dict[str, list[int]]] = {}
-    for coll in load_all(COLLECTIONS, ROOT, ROOT / ".." / "shared", library):
-        path = {"demo": "demo.gold.json", "dev-shared": "dev-shared.gold.json"}.get(coll.name)
+    collections = load_all(COLLECTIONS, ROOT, ROOT / ".." / "shared", library)
+    if (ROOT / ".." / "shared" / "documents").is_dir():  # two-part questions naming a document (session 6)
+        collections.append(load_gold_collection(NAMED_PARTS, library, "dev-named-parts", split_types=False))
+    for coll in collections:
+        path = {
+            "demo": "demo.gold.json",
+            "dev-shared": "dev-shared.gold.json",
+            "dev-named-parts": NAMED_PARTS.name,
+        }.get(coll.name)
         judged = judged_parts(ROOT / "eval" / path, library) if path else {}
         g, p = study(coll, library, judged)
         gains.update(g)

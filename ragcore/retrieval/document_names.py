@@ -39,7 +39,11 @@ def name_terms(doc: str, params: BM25Params) -> tuple[frozenset[str], str]:
 def names_document(terms: Set[str], doc: str, params: BM25Params) -> bool:
     """Whether a question with index ``terms`` names ``doc``: every word of
     its name, or its initials, among them."""
-    words, acronym = name_terms(doc, params)
+    return names_by_terms(terms, *name_terms(doc, params))
+
+
+def names_by_terms(terms: Set[str], words: frozenset[str], acronym: str) -> bool:
+    """``names_document`` for a name's ``name_terms`` made beforehand."""
     return bool(words) and (words <= terms or (bool(acronym) and acronym in terms))
 
 

@@ -27,6 +27,13 @@ fitted on all collections, are in ``learned_fusion.json`` beside this module.
 The API needs only the two ranked lists and a :class:`FusionStats` (what
 the lexical index knows about the query), so any backend holding two
 result lists and term statistics can use it.
+
+Status: a named, non-default method (``FusionConfig(method="learned")``;
+the default ``hybrid`` is the gate, ``fusion_gate``). Its shipped weights
+are stale: fitted in session 4's cross-validation (2026-12-01, commit
+4b20645), before the demo gold set's later judgements and the BM25 index's
+table header rows and named-document boost, and not refitted since (the
+cross-validation runs without it, ``--no-learned``; docs/decisions.md).
 """
 
 from __future__ import annotations

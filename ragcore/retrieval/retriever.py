@@ -32,7 +32,7 @@ from ..records import Hit, Passage, StageTrace
 from . import fusion, index_files
 from .bm25 import BM25Index, BM25Params
 from .dense import DenseIndex, write_blocks
-from .document_names import names_document
+from .document_names import name_terms, names_by_terms
 from .learned_fusion import FusionStats
 from .protocols import (
     FUSION_METHODS,
@@ -181,7 +181,8 @@ class Retriever:
         self._embedder = embedder
         self._dense: DenseIndex | None = None
         self._dense_build = threading.Lock()  # taken only while the dense index is made, once
-        self._rows_by_doc: dict[str, list[int]] | None = None  # named_rows: made on first use
+        # named_rows: each document's name terms and rows, made on first use
+        self._rows_by_doc: list[tuple[tuple[frozenset[str], str], list[int]]] | None = None
 
     def _open_bm25(self, params: BM25Params) -> BM25Index:
         folder = self.index_dir / "bm25" if self.index_dir is not None else None
@@ -325,10 +326,18 @@ class Retriever:
         t0 = time.perf_counter()
         final, traces = self._rank(question, chosen, k, log)
         if self.split_parts and chosen in SPLIT_MODES:  # each part ranked, then merged (query.py)
-            scope = self.named_rows(question) if PART_SCOPE else frozenset()
+            scope: list[
+                frozenset[int]
+            ] = []  # found only once a part is ranked (#18: a pass over every document)
+
+            def ranked_part(part: str) -> Ranking:
+                if not scope:
+                    scope.append(self.named_rows(question) if PART_SCOPE else frozenset())
+                return _scoped(self._rank(part, chosen, k, CallLog())[0], scope[0])
+
             merged = rank_by_parts(
                 question,
-                lambda part: _scoped(self._rank(part, chosen, k, CallLog())[0], scope),
+                ranked_part,
                 PART_CARRY,
                 head=PART_HEAD,
                 min_own_words=PART_MIN_OWN_WORDS,
@@ -350,15 +359,16 @@ class Retriever:
         """The rows of the documents ``question`` names (``names_document``
         with this retriever's BM25 settings); empty when it names none."""
         by_doc = self._rows_by_doc
-        if by_doc is None:  # made once; a race makes the same mapping twice
-            names = getattr(self.passages, "docs", None) or [p.doc for p in self.passages]
-            by_doc = {}
-            for row, name in enumerate(names):
-                by_doc.setdefault(name, []).append(row)
-            self._rows_by_doc = by_doc
         params = self.bm25.params
+        if by_doc is None:  # made once, with each name's terms; a race makes the same mapping twice
+            names = getattr(self.passages, "docs", None) or [p.doc for p in self.passages]
+            rows_of: dict[str, list[int]] = {}
+            for row, name in enumerate(names):
+                rows_of.setdefault(name, []).append(row)
+            by_doc = [(name_terms(doc, params), rows) for doc, rows in rows_of.items()]
+            self._rows_by_doc = by_doc
         terms = set(params.terms(question))
-        named = [rows for doc, rows in by_doc.items() if names_document(terms, doc, params)]
+        named = [rows for (words, acronym), rows in by_doc if names_by_terms(terms, words, acronym)]
         return frozenset(row for rows in named for row in rows)
 
     def _rank(

@@ -1,0 +1,80 @@
+"""The gate-variant study's fits and CV loop (scripts/gate_variants.py), on
+synthetic queries."""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+
+from gate_variants import ALL, Lab, NamedRule, Piece, Query, Softmax
+
+EXPERTS = ("dense", "bm25", "convex tmm dense 0.3")
+
+
+def _query(i: int, group: str, signal: float, named: bool, ndcg: dict[str, float]) -> Query:
+    x = np.zeros(len(ALL))
+    x[ALL.index("length")] = signal
+    x[ALL.index("named")] = float(named)
+    keys = {e: [f"d{i}"] for e in EXPERTS}
+    q = Query(f"c-{group}", group, f"q{i}", {f"d{i}": 1}, Piece(x, keys), [])
+    q.ndcg = dict(ndcg)
+    return q
+
+
+def _lab() -> Lab:
+    """Dense wins when ``length`` is high, BM25 when it is low, in every group;
+    named questions want the BM25-heavy fusion."""
+    rng = np.random.default_rng(0)
+    queries = []
+    for i in range(120):
+        group = "abc"[i % 3]
+        high = i % 2 == 0
+        named = i % 10 == 1
+        nd = {"dense": 0.9 if high else 0.2, "bm25": 0.3 if high else 0.8, "convex tmm dense 0.3": 0.5}
+        if named:
+            nd["convex tmm dense 0.3"] = 1.0
+        queries.append(_query(i, group, (1.0 if high else -1.0) + rng.normal(0, 0.1), named, nd))
+    return Lab(queries, {})
+
+
+def test_softmax_gate_learns_which_expert_wins():
+    lab = _lab()
+    gate = Softmax(["dense", "bm25"], ("length",)).fit(lab, np.arange(len(lab.queries)))
+    chosen = gate.choose(lab.x)
+    want = [0 if q.ndcg["dense"] > q.ndcg["bm25"] else 1 for q in lab.queries]
+    assert list(chosen) == want
+    assert lab.mean(gate, "a") == pytest.approx(
+        np.mean([max(q.ndcg["dense"], q.ndcg["bm25"]) for q in lab.queries if q.group == "a"])
+    )
+
+
+def test_a_gate_without_a_useful_signal_picks_one_expert():
+    lab = _lab()
+    gate = Softmax(["dense", "bm25"], ("agreement",)).fit(lab, np.arange(len(lab.queries)))  # all zero
+    assert len(set(gate.choose(lab.x))) == 1
+
+
+def test_named_rule_sends_named_questions_to_its_expert():
+    lab = _lab()
+    rule = NamedRule(Softmax(["dense", "bm25"], ("length",)), "convex tmm dense 0.3")
+    rule.fit(lab, np.arange(len(lab.queries)))
+    names = [rule.experts[c] for c in rule.choose(lab.x)]
+    for q, name in zip(lab.queries, names, strict=True):
+        if q.whole.x[ALL.index("named")]:
+            assert name == "convex tmm dense 0.3"
+        else:
+            assert name in ("dense", "bm25")
+
+
+def test_cv_chooses_the_setting_that_wins_on_the_other_groups():
+    lab = _lab()
+    variant = {
+        "useful": lambda: Softmax(["dense", "bm25"], ("length",)),
+        "blind": lambda: Softmax(["dense", "bm25"], ("agreement",)),
+    }
+    rows = lab.cv(variant)
+    assert {setting for _, setting in rows.values()} == {"useful"}
+    assert rows["a"][0] == pytest.approx(lab.mean(variant["useful"]().fit(lab, np.arange(120)), "a"))
