@@ -38,6 +38,7 @@ from fusion_parts import AnyFuser, prepare_parts, shipped_split, split_per_quest
 
 from ragcore.corpus import load_corpus
 from ragcore.evaluation.goldset import all_qrels, load_beir, load_goldset, resolve_spans
+from ragcore.evaluation.heldout import REFERENCE_RRF  # issue #22's published bar, one copy
 from ragcore.evaluation.metrics.ndcg import ndcg_at_k
 from ragcore.records import Passage
 from ragcore.retrieval import fusion
@@ -633,11 +634,6 @@ def _more_dense(coll: Collection, library: Library, cache: Path) -> Callable[[li
         return dense_rankings(extra, library, cache)
 
     return rank
-
-
-# Issue #22's bar: straightforward RRF k=60 of dense and stemmed BM25 in
-# ../shared/benchmarks/README.md (a published reference, not chosen here).
-REFERENCE_RRF = {"cranfield": 0.417, "cisi": 0.441, "vaswani": 0.515}
 
 
 def goal_met(row: dict) -> str:

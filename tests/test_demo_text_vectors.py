@@ -14,6 +14,7 @@ import pytest
 from ragcore.retrieval import text_vectors
 from ragcore.services.indexes import DEMO_TEXT_VECTORS
 from ragcore.store import Library
+from tests.vector_files import assert_unit_float32_of_the_pinned_model, load_shipped
 
 ROOT = Path(__file__).resolve().parents[1]
 VECTORS = ROOT / "corpus" / DEMO_TEXT_VECTORS
@@ -31,10 +32,7 @@ def _script():
 
 @pytest.fixture(scope="module")
 def shipped():
-    with np.load(VECTORS, allow_pickle=False) as data:
-        return dict(zip((str(h) for h in data["hashes"]), data["vectors"], strict=True)), str(
-            data["model_id"]
-        )
+    return load_shipped(VECTORS)
 
 
 @pytest.fixture(scope="module")
@@ -57,13 +55,8 @@ def test_the_file_covers_todays_demo_units(shipped, demo_texts):
 
 
 def test_vectors_are_unit_float32_of_the_pinned_model_as_queries(shipped):
-    from ragcore.retrieval.model_registry import DEFAULT_MODEL
-
-    vectors, model_id = shipped
-    matrix = np.stack(list(vectors.values()))
-    assert matrix.dtype == np.float32 and matrix.shape[1] == DEFAULT_MODEL.dim
-    np.testing.assert_allclose(np.linalg.norm(matrix, axis=1), 1.0, atol=1e-4)
-    assert model_id.startswith(DEFAULT_MODEL.name) and model_id.endswith(text_vectors.MODEL_SUFFIX)
+    assert_unit_float32_of_the_pinned_model(*shipped)
+    assert shipped[1].endswith(text_vectors.MODEL_SUFFIX)
 
 
 def test_seeded_units_need_no_embedding(tmp_path, shipped, demo_texts):

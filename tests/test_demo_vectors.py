@@ -4,11 +4,11 @@ needs no embedding pass. Regenerate with scripts/make_demo_vectors.py."""
 
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from ragcore.corpus import load_corpus
 from ragcore.store import Library
+from tests.vector_files import assert_unit_float32_of_the_pinned_model, load_shipped
 
 ROOT = Path(__file__).resolve().parents[1]
 VECTORS = ROOT / "corpus" / "demo.vectors.npz"
@@ -16,10 +16,7 @@ VECTORS = ROOT / "corpus" / "demo.vectors.npz"
 
 @pytest.fixture(scope="module")
 def shipped():
-    with np.load(VECTORS, allow_pickle=False) as data:
-        return {str(h): v for h, v in zip(data["hashes"], data["vectors"], strict=True)}, str(
-            data["model_id"]
-        )
+    return load_shipped(VECTORS)
 
 
 def test_vectors_cover_every_demo_passage(tmp_path, shipped):
@@ -32,13 +29,7 @@ def test_vectors_cover_every_demo_passage(tmp_path, shipped):
 
 
 def test_vectors_are_unit_float32_of_the_pinned_model(shipped):
-    from ragcore.retrieval.model_registry import DEFAULT_MODEL
-
-    vectors, model_id = shipped
-    matrix = np.stack(list(vectors.values()))
-    assert matrix.dtype == np.float32 and matrix.shape[1] == DEFAULT_MODEL.dim
-    np.testing.assert_allclose(np.linalg.norm(matrix, axis=1), 1.0, atol=1e-4)
-    assert model_id.startswith(DEFAULT_MODEL.name)
+    assert_unit_float32_of_the_pinned_model(*shipped)
 
 
 def test_seeding_the_library_means_no_embedding(tmp_path, shipped):
