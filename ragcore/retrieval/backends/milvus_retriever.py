@@ -249,8 +249,7 @@ class MilvusRetriever(Retriever):
         if not self.bm25_params.table_row_weight or self._table_rows is None or self.bm25 is None:
             return scores
         rows, owner = self._table_rows
-        vocab = self.bm25.vocab
-        ids = np.fromiter((vocab[t] for t in self.bm25.query_tokens(question) if t in vocab), dtype=np.int64)
+        ids = self.bm25.term_ids(self.bm25.query_tokens(question))
         if not len(ids):
             return scores
         uniq, counts = np.unique(ids, return_counts=True)
