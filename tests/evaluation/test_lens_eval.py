@@ -226,6 +226,7 @@ def test_demo_gold_names_real_lines_and_meets_the_minimum_sizes() -> None:
         ("heldout-uber-liquidity.lens.json", "documents"),
         ("heldout-statements.lens.json", "documents"),
         ("heldout-unseen-risk.lens.json", "documents"),
+        ("heldout-notes-stats.lens.json", "documents"),
     ],
 )
 def test_shared_gold_files_name_real_lines(name: str, folder: str) -> None:
@@ -275,6 +276,12 @@ def test_session6_held_out_files_meet_the_minimum_sizes() -> None:
     assert statements is not None and unseen is not None
     assert len(statements.figures) >= 40 and len(statements.relations) >= 8
     assert len(unseen.findings) >= 20
+
+
+def test_session7_held_out_money_file_meets_the_minimum_sizes() -> None:
+    notes = load_lens_gold(GOLD_DIR / "heldout-notes-stats.lens.json").money
+    assert notes is not None
+    assert len(notes.figures) >= 40 and len(notes.relations) >= 8
 
 
 @pytest.mark.xfail(
