@@ -59,7 +59,8 @@ _PERIOD_ORDER = ("second", "minute", "hour", "day", "week", "month", "quarter", 
 PERIODS = frozenset(_PERIOD_ORDER) | {"one-time"}
 
 _SEGMENT = re.compile(
-    r"[*_`]*\s*(?P<sep>/|\bper\b|\ba\b|\ban\b|\beach\b|\bevery\b)\s*"
+    # "for each hour", "for every 1,000 requests": "per" written out
+    r"[*_`]*\s*(?P<sep>/|\bper\b|\ba\b|\ban\b|(?:\bfor\s+)?\beach\b|(?:\bfor\s+)?\bevery\b)\s*"
     r"(?P<count>\d[\d,]*(?:\.\d+)?\s*)?(?P<word>team\s+members?|[A-Za-z]+)(?P<dot>\.)?"
     # "GB-month": a unit per period in one word
     r"(?:-(?P<hyphen>second|minute|hour|day|week|month|year)\b)?",
@@ -115,15 +116,19 @@ def _format_period(units: list[str], periods: list[str]) -> str | None:
     return "/".join(parts) if parts else None
 
 
+_NOT_UNITS = frozenset({"the", "and", "or", "if", "for"})
+
+
 def _segment_name(m: re.Match) -> tuple[str, str] | None:
     """("unit"|"period", name) of one "/ GB" or "per 1,000 requests" segment,
     or None when the segment is not a unit."""
-    sep = m.group("sep").lower()
+    sep = " ".join(m.group("sep").lower().split())
     named = _unit_name(m.group("word"))
+    counted = sep in ("each", "every", "for each", "for every") and bool(m.group("count"))
     if named is None:
-        if sep not in ("/", "per") or m.group("word").lower() in ("the", "and", "or", "if", "for"):
+        # any word after "/" or "per", or after a count: "for every 1,000 requests"
+        if (sep not in ("/", "per") and not counted) or m.group("word").lower() in _NOT_UNITS:
             return None
-        # any other unit after "per"/"/": "per 1,000 requests", "/GB", "per site"
         word = m.group("word")
         named = ("unit", word.upper() if word.isupper() else _singular(word.lower()))
     kind, name = named

@@ -22,6 +22,11 @@ from ragcore.lenses.money.units import per_before, read_per
         (" for the year ended June 30, 2024", None),
         (" for the year endedJune 30, 2024", None),  # PDF text glues the date on
         (" for the year ending March 31", None),
+        # "per" written out (session 7, heldout-notes-stats): a tutor's "$15 for each hour"
+        (" for each hour she tutors", "hour"),
+        (" for every 1,000 requests", "1000 request"),
+        (" for each additional user", None),  # an adjective first: not read as a unit
+        (" for each of them", None),
     ],
 )
 def test_period_after_an_amount(after: str, period: str | None) -> None:
