@@ -95,7 +95,8 @@ _QUANTIFIED = re.compile(
 )
 _MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
 _DEADLINE = re.compile(
-    r"\b(?P<q>must|will|shall)\b(?:\s+not)?[^.;]{0,60}?"
+    # "we'll" is "we will": "We'll delete the content ... within 60 days"
+    r"(?P<q>\b(?:must|will|shall)\b|\b[A-Za-z]+['’]ll\b)(?:\s+not)?[^.;]{0,60}?"
     r"(?:\bwithin\s+(?:\d+|one|two|three|four|five|ten|thirty)\b"
     # a date as the deadline: "must be in EVs by the end of 2030", "will ... by March 1, 2025"
     rf"|\bby\s+(?:the\s+end\s+of\s+)?(?:(?:{_MONTHS})\s+(?:\d{{1,2}},\s*)?)?(?:19|20)\d\d\b)",

@@ -285,6 +285,10 @@ PDF_AND_CONDITION_CASES = [
     ("the exclusive forum for:\n any action asserting a claim that is governed by state law.", []),
     ("inquiries from regulators, not all of which are finally resolved.", [("all", True)]),
     ("Any files which you upload are stored and encrypted.", [("all", False)]),
+    # "we'll" is "we will" (shared-policies r31): a commitment with a deadline
+    ("If you close your account, we’ll erase the files within 60 days.", [("must", False)]),
+    ("We'll answer every ticket within two days.", [("must", False)]),
+    ("Bill’ll see it later.", []),
 ]
 
 
