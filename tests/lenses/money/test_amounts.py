@@ -21,6 +21,14 @@ FIGURE_CASES = [
     ("Add-on: 49€.", [(49, "EUR", None)]),
     ("Starter is £10 a month.", [(10, "GBP", "month")]),
     ("Licences cost ¥1,000 each.", [(1000, "JPY", None)]),
+    # European separators (session 7): a decimal comma, dot or no-break-space thousands
+    ("Le forfait Pro coûte 1.299,00 € par an.", [(1299, "EUR", None)]),
+    ("Preis: 9,99 € pro Monat", [(9.99, "EUR", None)]),
+    ("Team: EUR 12,50 per user", [(12.5, "EUR", "user")]),
+    ("Business: €\u00a01\u00a0299 per year.", [(1299, "EUR", "year")]),
+    ("Archive: 1\u202f299,50 € one-time", [(1299.5, "EUR", "one-time")]),
+    # ... while "1,299" (three digits after the comma) stays a thousands separator
+    ("Pro is $1,299 a year.", [(1299, "USD", "year")]),
     ("Hosting is CHF 120 per year.", [(120, "CHF", "year")]),
     ("Paid in US$5 increments.", [(5, "USD", None)]),
     ("Canadian list: C$9.", [(9, "CAD", None)]),
