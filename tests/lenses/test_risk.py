@@ -274,17 +274,17 @@ PDF_AND_CONDITION_CASES = [
     ("If insurers leave, we cannotguarantee\n that we could replace them.", [("guarantee", True)]),
     ("Our licensors donot give warranties on the code.", [("warranty", True)]),
     # a word inside a condition claims nothing
-    ("We may have to stop, unless and until the rules are changed to say our service is fully lawful.", []),
-    ("If any of these claims are decided against us, we may pay fines.", []),
+    ("We may have to close, unless and until the rules change to find our service fully lawful.", []),
+    ("If any of the pending suits are settled badly for us, we may owe damages.", []),
     # ... but a condition that ends before the term leaves it a claim
     ("If you cancel, all your data will be deleted within 30 days.", [("all", False), ("must", False)]),
     ("Sensitive data (if applicable) and safeguards that fully protect it.", [("fully", False)]),
     # the condition's end cannot be told without a comma: the term counts
     ("If you cancel we will refund you within 30 days.", [("must", False)]),
     # a relative clause's verb is not the quantified subject's
-    ("the exclusive forum for:\n any action asserting a claim that is governed by state law.", []),
-    ("inquiries from regulators, not all of which are finally resolved.", [("all", True)]),
-    ("Any files which you upload are stored and encrypted.", [("all", False)]),
+    ("the sole venue for:\n any suit about the bylaws that is brought by a holder.", []),
+    ("audits by several agencies, not all of which are formally closed.", [("all", True)]),
+    ("Any photos which you share are kept and encrypted.", [("all", False)]),
     # "we'll" is "we will" (shared-policies r31): a commitment with a deadline
     ("If you close your account, we’ll erase the files within 60 days.", [("must", False)]),
     ("We'll answer every ticket within two days.", [("must", False)]),
@@ -299,11 +299,11 @@ def test_pdf_text_shapes_and_conditions(text: str, expected: list[tuple[str, boo
 
 
 def test_a_pdf_line_that_continues_a_sentence_starts_no_quantified_subject() -> None:
-    wrapped = "the courts are the exclusive forum for\n any action asserting a claim is brought there."
+    wrapped = "the state courts are the only venue for\n any suit a holder files is heard there."
     assert find_absolutes(wrapped) == []
     # a capital after a line with no stop (a URL, a title) starts a sentence
     after_url = (
-        "You can check them here:\nhttps://example.com/check?d=1\nAny files you upload are stored encrypted."
+        "You can check them here:\nhttps://example.com/check?d=1\nAny photos you share are kept encrypted."
     )
     assert [m.term for m in find_absolutes(after_url)] == ["all"]
 
