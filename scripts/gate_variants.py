@@ -100,7 +100,9 @@ def extra_signals(index, text: str, bm: Ranking, dn: Ranking) -> list[float]:
     return [named, margin, dense_margin, float(idf.max()), float(idf.mean())]
 
 
-def build(names: list[str]) -> tuple[list[Query], dict[str, list[str]]]:
+def build(names: list[str], dense_row_weight: float = 0.0) -> tuple[list[Query], dict[str, list[str]]]:
+    """Every question's pieces; with ``dense_row_weight``, dense scores
+    passages by their table rows too (``ragcore.retrieval.dense_rows``)."""
     from ragcore.corpus import default_library
 
     library = default_library()
@@ -111,7 +113,9 @@ def build(names: list[str]) -> tuple[list[Query], dict[str, list[str]]]:
     queries, rowkey = [], {}
     for coll in load_all(names, ROOT, ROOT.parent / "shared", library):
         prep = Prepared(
-            coll, dense_rankings(coll, library, cache), dense_of=_more_dense(coll, library, cache)
+            coll,
+            dense_rankings(coll, library, cache, dense_row_weight),
+            dense_of=_more_dense(coll, library, cache, dense_row_weight),
         )
         prep.add_bm25(label, params, signals=True)
         prepare_parts(prep, label, prep.dense_of)
@@ -223,6 +227,8 @@ class Lab:
             g: np.array([i for i, q in enumerate(self.queries) if q.group == g]) for g in self.groups
         }
         self.split: dict[tuple[int, tuple[str, ...]], float] = {}
+        # per held-out group, the last cv's training mean of its chosen setting (fits without the group)
+        self.nested_mean: dict[str, float] = {}
 
     def single_mean(self, g: str, signal: str) -> float:
         return float(np.mean([self.queries[i].single[signal] for i in self.of_group[g]]))
@@ -282,6 +288,7 @@ class Lab:
                 return self.collection_mean({h: self.mean(fitted(s, frozenset({g, h})), h) for h in train})
 
             best = max(variant, key=lambda s: (nested(s), s))
+            self.nested_mean[g] = nested(best)
             rows[g] = (float(np.mean(self.held_out(fitted(best, frozenset({g})), g))), best)
         return rows
 
