@@ -155,6 +155,8 @@ def score(items: list[Item], setting: dict) -> list:
             anchor_names=bool(setting.get("anchor_names", True)),
             weights=weights,
             similarity=similarity_for(q.hits),
+            passages=q.passages or None,
+            read_risks=bool(setting.get("read_risks", True)),
         )
         out.append(score_answer(q.id, q.type, q.text, q.answer, answer, q.documents))
     return out

@@ -28,12 +28,22 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ragcore.lenses import Lens
-from ragcore.records import ANSWERING_KINDS, Answer, AnswerSentence, Citation, Document, Hit, SentenceKind
+from ragcore.records import (
+    ANSWERING_KINDS,
+    Answer,
+    AnswerSentence,
+    Citation,
+    Document,
+    Hit,
+    Passage,
+    SentenceKind,
+)
 
 from .answerability import anchor, collection_texts, unknown_names
 from .claims import SUBJECT_COVERAGE, is_yes_no, question_disagreements
 from .disagreement import Disagreement, agreement_words, asks_agreement, disagreements, lens_conflicts
 from .relevance import Part, Scorer, Weights, answer_cue, make_part, topic_words
+from .risks import RiskReading, risk_reading
 from .semantic import Similarity
 from .units import Unit, answer_units, with_continuations
 
@@ -213,12 +223,17 @@ def extractive_answer(
     keep_ratio: float = KEEP_RATIO,
     per_part: int = PER_PART,
     anchor_names: bool = True,
+    passages: Sequence[Passage] | None = None,
+    read_risks: bool = True,
 ) -> Answer:
     """The answer assembled from the retrieved passages' sentences and table rows.
 
     Disagreements are found among the chosen units by the shared rules; the
     money lens's price conflicts are added when the question asks whether
-    sources agree ("Is our pricing consistent?").
+    sources agree ("Is our pricing consistent?"). Given the collection's
+    ``passages``, a question asking for the risks of a named subject quotes
+    its documents' commitments and limitations (``risks``; off with
+    ``read_risks=False``).
     """
     del dense_min_score  # dense similarity is part of the score now
     if max_sentences < 1:
@@ -238,6 +253,9 @@ def extractive_answer(
         follow_on,
         documents if anchor_names and check_names else None,
     )
+    reading = risk_reading(question, documents, passages) if read_risks and check_names else None
+    if reading is not None:
+        per_part_units, answered = _with_risks(reading, per_part_units, answered)
     cites = _Citations()
     chosen = [u for us in per_part_units for u in us]
     names = sorted({n for ns in unknown for n in ns})
@@ -354,6 +372,20 @@ def _select(
         taken.update(id(u) for u in chosen)
         per_part.append(chosen)
     return per_part, answered
+
+
+def _with_risks(
+    reading: RiskReading, per_part: Sequence[list[Unit]], answered: Sequence[bool]
+) -> tuple[list[list[Unit]], list[bool]]:
+    """The subject's risk sentences answer the first part in place of what it
+    chose (what shares the question's words is rarely a risk: "Prepared for
+    Northgate Health Partners"); another part keeps only what it chose from
+    the subject's documents (the risks of other things do not answer "the
+    risks of X")."""
+    keys = {u.key for u in reading.units}
+    kept = [[u for u in us if u.doc in reading.documents and u.key not in keys] for us in per_part]
+    kept[0] = list(reading.units)
+    return kept, [True, *answered[1:]]
 
 
 def _answer_sentences(
