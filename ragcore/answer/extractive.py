@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TypedDict, Unpack
 
 from ragcore.lenses import Lens
 from ragcore.records import (
@@ -67,6 +68,11 @@ CANDIDATE_RATIO = 0.4
 PER_PART = 5  # units one part may take (rows of one table count once)
 MAX_ROWS = 5  # rows of one table one part may take
 RELATED = 2  # closest units shown when nothing answers
+# When the top hits answer nothing, the answer looks further: the top WIDER_K
+# hits of the same search, answered only by a unit scoring WIDER_MIN_SCORE
+# (chosen with the abstention threshold by scripts/answer_study.py).
+WIDER_K = 30
+WIDER_MIN_SCORE = 1.0
 
 
 @dataclass
@@ -205,7 +211,54 @@ def _declined(
     return out
 
 
+class AnswerOptions(TypedDict, total=False):
+    """``extractive_answer``'s settings (those of ``answer_from``)."""
+
+    reason: str
+    documents: Mapping[str, Document] | None
+    max_sentences: int
+    dense_min_score: float
+    min_score: float
+    weights: Weights | None
+    similarity: Similarity | None
+    check_names: bool
+    subject_coverage: float
+    follow_on: bool
+    keep_ratio: float
+    per_part: int
+    anchor_names: bool
+    passages: Sequence[Passage] | None
+    read_risks: bool
+
+
+Wider = Sequence[Hit] | Callable[[], Sequence[Hit]]
+
+
 def extractive_answer(
+    question: str,
+    hits: Sequence[Hit],
+    lens: Lens | None = None,
+    *,
+    wider: Wider | None = None,
+    wider_min_score: float = WIDER_MIN_SCORE,
+    **options: Unpack[AnswerOptions],
+) -> Answer:
+    """The answer from ``hits`` (``answer_from``); when it answers nothing
+    and ``wider`` hits are given (or a function searching them), the answer
+    from those instead if one of their units scores ``wider_min_score`` (a
+    name no document mentions declines either way)."""
+    answer = answer_from(question, hits, lens, **options)
+    if answer.covered or wider is None:
+        return answer
+    more = wider() if callable(wider) else wider
+    if len(more) <= len(hits):
+        return answer
+    strict = max(options.get("min_score", ANSWER_MIN_SCORE), wider_min_score)
+    again = answer_from(question, more, lens, **{**options, "min_score": strict})
+    return again if again.covered else answer
+
+
+def answer_from(
     question: str,
     hits: Sequence[Hit],
     lens: Lens | None = None,
