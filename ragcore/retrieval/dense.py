@@ -57,7 +57,8 @@ RESCORE_MIN = 100
 RESCORE_FACTOR = 10
 FORMAT_VERSION = 1
 SCAN_BLOCK = 65_536  # rows per block of the sign-bit scan
-INT8_BLOCK = 1024  # rows per block of the int8 step
+INT8_BLOCK = 1024  # rows per block of the int8 step, when it is split over cores
+INT8_CHUNK = 256  # rows converted to float32 at a time in the int8 step
 
 
 def int8_codes(matrix: np.ndarray, block: int = 65_536) -> tuple[np.ndarray, np.ndarray]:
@@ -275,11 +276,20 @@ class DenseIndex:
         codes = self._int8
 
         def blocks(first: int, last: int) -> None:
-            # A block of rows at a time, so the float32 copy of the codes stays
-            # in cache (about 1.6x faster than converting all at once at 20,000 rows).
-            for start in range(first, last, INT8_BLOCK):
-                part = rows[start : min(start + INT8_BLOCK, last)]
-                approx[start : start + len(part)] = codes[part].astype(np.float32) @ query
+            # INT8_CHUNK rows at a time into buffers made once per span, so the
+            # float32 copy of the codes stays in cache and nothing is allocated
+            # per chunk (at 20,000 rows: 1.6x faster than converting all at once,
+            # and 256-row chunks into buffers about 1.2x faster than 1024-row
+            # ones allocated each time; the same products).
+            size = min(INT8_CHUNK, last - first)
+            raw = np.empty((size, codes.shape[1]), dtype=np.int8)
+            wide = np.empty((size, codes.shape[1]), dtype=np.float32)
+            for start in range(first, last, INT8_CHUNK):
+                part = rows[start : min(start + INT8_CHUNK, last)]
+                n = len(part)
+                np.take(codes, part, axis=0, out=raw[:n])
+                wide[:n] = raw[:n]
+                np.matmul(wide[:n], query, out=approx[start : start + n])
 
         with one_blas_thread():
             _in_parallel(blocks, len(rows), INT8_BLOCK)
