@@ -265,7 +265,17 @@ def _candidates(partial: np.ndarray, bound: float, k: int, last: bool = False) -
         # addition is monotonic and 2 * bound exact): the rows of ``above``,
         # tested by the same expression, so no second pass over the array.
         return above[values + bound >= floor]
-    return np.flatnonzero(partial + bound >= floor)
+    return _reaching(partial, bound, floor)
+
+
+def _reaching(partial: np.ndarray, bound: float, floor: float) -> np.ndarray:
+    """``np.flatnonzero(partial + bound >= floor)`` without a full-size sum:
+    a comparison with a threshold a little below ``floor - bound`` keeps every
+    row that passes (the slack, 2**-40 of ``floor + bound``, is far above
+    float64 rounding), then the rows kept are tested by the same expression."""
+    threshold = (floor - bound) - (floor + bound) * 2.0**-40
+    rows = np.flatnonzero(partial >= threshold)
+    return rows[partial[rows] + bound >= floor]
 
 
 KTH_STRIDE = 16  # kth_largest: every 16th value guesses the cut (speed only, the same value)

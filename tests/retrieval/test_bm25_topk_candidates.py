@@ -96,3 +96,16 @@ def test_kth_largest_equals_a_full_partition() -> None:
             if k <= len(values):
                 want = float(np.partition(values, len(values) - k)[len(values) - k])
                 assert bm25_topk.kth_largest(values, k) == want, (len(values), k)
+
+
+def test_rows_reaching_the_floor_are_those_of_the_full_sum() -> None:
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        bound, floor = sorted(rng.random(2) * rng.choice([1e-3, 1.0, 40.0]))
+        edge = floor - bound
+        # Values on and around the edge, one and a few ulps apart, and at random.
+        near = edge + np.arange(-4, 5) * np.spacing(max(edge, 1e-300))
+        partial = np.concatenate([near, np.nextafter(near, 0), rng.random(50) * 2 * floor, [0.0]])
+        rng.shuffle(partial)
+        want = np.flatnonzero(partial + bound >= floor)
+        assert np.array_equal(bm25_topk._reaching(partial, bound, floor), want)
