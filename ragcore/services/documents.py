@@ -86,7 +86,11 @@ class Documents:
         report(f"{name}: parsing", 0.0)
         try:
             parsed = parse_and_chunk_guarded(
-                data, name, chunking, max_bytes=config.settings().max_upload_bytes
+                data,
+                name,
+                chunking,
+                max_bytes=config.settings().max_upload_bytes,
+                while_chunking=self.indexes.prepare_terms,
             )
         except errors.DocumentError as exc:
             return UploadOutcome(name, "rejected", exc.reason)
