@@ -53,6 +53,15 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
+def cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) used so far by process ``pid`` and its
+    waited-for children: a figure of the work done, steadier than wall time
+    on a loaded machine."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+        fields = fh.read().rsplit(")", 1)[1].split()
+    return sum(int(v) for v in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -149,6 +158,7 @@ def measure_floor(home: Path) -> dict[str, object]:
             result: dict[str, object] = {
                 "first_render_s": round(time.perf_counter() - t0, 2),
                 "health_check_s": round(healthy, 2),
+                "server_cpu_s": round(cpu_s(app.pid), 2),
             }
         browser.close()
     return result
@@ -171,6 +181,7 @@ def measure(home: Path, sessions: int, questions: int) -> dict[str, object]:
             result: dict[str, object] = {
                 "first_answer_s": round(time.perf_counter() - t0, 2),
                 "health_check_s": round(healthy, 2),
+                "server_cpu_s": round(cpu_s(app.pid), 2),
                 "rss_demo_loaded_mb": round(rss_mb(app.pid), 1),
             }
             if questions > 0:
