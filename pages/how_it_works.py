@@ -149,9 +149,13 @@ stage(
     f"Hybrid mode takes each signal's top {figures.candidates} and fuses the two rankings. "
     f"{ui.md(figures.fusion_description)} "
     + (
-        "A question in several parts (“What uptime does the SLA guarantee, and what credits apply?”) is "
-        f"also ranked part by part, and the parts' best passages are merged after the whole question's top "
-        f"{figures.part_head}"
+        "A question in several parts (“What is the Enterprise onboarding fee, and how long is the Northgate "
+        "proposal valid?”) is also ranked part by part, and the parts' best passages are merged "
+        + (
+            f"after the whole question's top {figures.part_head}"
+            if figures.part_head
+            else "with the whole question's, each part's first passage leading"
+        )
         + (
             ", each part ranked within the document the question names first. "
             if figures.part_scope

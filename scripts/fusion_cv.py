@@ -43,6 +43,7 @@ from ragcore.evaluation.metrics.ndcg import ndcg_at_k
 from ragcore.records import Passage
 from ragcore.retrieval import fusion
 from ragcore.retrieval.bm25 import BM25Index, BM25Params, top_k
+from ragcore.retrieval.dense_rows import row_vectors
 from ragcore.retrieval.learned_fusion import FusionStats
 from ragcore.store import Library
 
@@ -123,21 +124,42 @@ def _fingerprint(coll: Collection, model_id: str) -> str:
     return digest.hexdigest()[:16]
 
 
-def dense_rankings(coll: Collection, library: Library, cache: Path) -> dict[str, Ranking]:
-    """Top ``DEPTH`` (row, cosine) per question, from the cache when there."""
+def table_row_owners(coll: Collection) -> list[int]:
+    """Rows of ``coll``'s passages that hold Markdown table rows (as BM25's ``row_owner``)."""
+    from ragcore.retrieval.bm25_rows import continued_headers, table_rows
+
+    return [
+        i
+        for i, (p, h) in enumerate(continued_headers(coll.passages))
+        if "|" in p.text and table_rows(p.text, h)
+    ]
+
+
+def dense_rankings(
+    coll: Collection, library: Library, cache: Path, row_weight: float = 0.0
+) -> dict[str, Ranking]:
+    """Top ``DEPTH`` (row, cosine) per question, from the cache when there;
+    with ``row_weight``, passages holding table rows score
+    max(own, row_weight x best row) (``ragcore.retrieval.dense_rows``)."""
     from ragcore.retrieval.embedding import get_embedder
     from ragcore.retrieval.vectors import passage_vectors
 
     embedder = get_embedder()
-    path = cache / f"dense-{coll.name}-{_fingerprint(coll, embedder.model_id)}.json"
+    owners = table_row_owners(coll) if row_weight else []
+    tag = f"-rows{row_weight:g}" if owners else ""
+    path = cache / f"dense-{coll.name}-{_fingerprint(coll, embedder.model_id)}{tag}.json"
     stored: dict[str, Ranking] = json.loads(path.read_text()) if path.is_file() else {}
     wanted = {hashlib.sha256(text.encode()).hexdigest()[:16]: (qid, text) for qid, text, _ in coll.questions}
     missing = [key for key in wanted if key not in stored]
     if missing:
         vectors, _ = passage_vectors(coll.passages, embedder, library)
+        rows = row_vectors(coll.passages, owners, embedder, library) if owners else None
         for key in missing:
             query = embedder.embed_query(wanted[key][1])
             scores = vectors @ np.asarray(query, dtype=np.float32)
+            if rows is not None:
+                held, best = rows.best(query)
+                scores[held] = np.maximum(scores[held], row_weight * best)
             stored[key] = [[int(r), float(s)] for r, s in top_k(scores.astype(np.float64) + 2.0, DEPTH)]
             # +2 keeps every cosine positive for top_k; undone below.
         cache.mkdir(parents=True, exist_ok=True)
@@ -626,12 +648,14 @@ def cv_main(
     return 0
 
 
-def _more_dense(coll: Collection, library: Library, cache: Path) -> Callable[[list[str]], dict[str, Ranking]]:
+def _more_dense(
+    coll: Collection, library: Library, cache: Path, row_weight: float = 0.0
+) -> Callable[[list[str]], dict[str, Ranking]]:
     """Dense rankings of further queries over ``coll`` (cached as its questions are)."""
 
     def rank(texts: list[str]) -> dict[str, Ranking]:
         extra = Collection(coll.name, coll.unit, coll.passages, [(t, t, "") for t in texts], {})
-        return dense_rankings(extra, library, cache)
+        return dense_rankings(extra, library, cache, row_weight)
 
     return rank
 

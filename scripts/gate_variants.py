@@ -28,6 +28,18 @@ at query time from the BM25 index and the two rankings):
   and a BM25-heavy one (convex tmm dense 0.3 or 0.5, or BM25 alone), by a
   softmax over the same signals fitted to the expected nDCG@10.
 
+Session 7 variants (for the demo's table and multi-part misses; written
+after a scratch run of the same rules in this CV, so their figures are a
+check of that run, not a fresh test):
+
+- table-row signal: whether BM25's top passage scores through one of its
+  table rows (``BM25Params.table_row_weight``), as a signal of the gate, and
+  with a BM25-heavy third expert;
+- rules on top of the shipped gate, chosen per fold (``cv_rules``): every
+  piece of a question that splits, or only its parts, or every piece whose
+  BM25 top passage scores through a table row, goes to a BM25-heavy fusion
+  (dense 0.5 or 0.3) or to BM25 alone; or no rule.
+
     python scripts/gate_variants.py [--out eval/results/gate-variants.md] [--variants a,b]
 """
 
@@ -56,11 +68,13 @@ from fusion_parts import part_texts, prepare_parts, shipped_split  # noqa: E402
 
 from ragcore.evaluation.metrics.ndcg import ndcg_at_k  # noqa: E402
 from ragcore.retrieval import BM25Params, fusion  # noqa: E402
+from ragcore.retrieval.bm25 import column_sum  # noqa: E402
+from ragcore.retrieval.bm25_rows import best_row_scores  # noqa: E402
 from ragcore.retrieval.fusion_gate import GATE_FEATURES, SCALE_FREE, gate_features  # noqa: E402
 from ragcore.retrieval.query import merge_part_rankings  # noqa: E402
 from ragcore.retrieval.retriever import PART_HEAD  # noqa: E402
 
-EXTRA = ("named", "bm25_margin", "dense_margin", "max_idf", "mean_idf")
+EXTRA = ("named", "bm25_margin", "dense_margin", "max_idf", "mean_idf", "row_win", "is_part", "has_parts")
 ALL = (*GATE_FEATURES, *EXTRA)
 IDF = ("max_idf", "mean_idf")
 SIGNALS = {"": GATE_FEATURES, " scale-free": SCALE_FREE}
@@ -97,10 +111,36 @@ def extra_signals(index, text: str, bm: Ranking, dn: Ranking) -> list[float]:
     margin = (bm[0][1] - bm[1][1]) / bm[0][1] if len(bm) > 1 and bm[0][1] > 0 else 0.0
     dense_margin = dn[0][1] - dn[1][1] if len(dn) > 1 else 0.0
     idf = index.idf[ids] if len(ids) else np.zeros(1)
-    return [named, margin, dense_margin, float(idf.max()), float(idf.mean())]
+    # is_part and has_parts are set by ``build`` (0 here).
+    return [
+        named,
+        margin,
+        dense_margin,
+        float(idf.max()),
+        float(idf.mean()),
+        row_win(index, ids, bm),
+        0.0,
+        0.0,
+    ]
 
 
-def build(names: list[str]) -> tuple[list[Query], dict[str, list[str]]]:
+def row_win(index, ids: np.ndarray, bm: Ranking) -> float:
+    """1 when BM25's top passage scores through one of its table rows
+    (``BM25Params.table_row_weight`` x its best row beats its own score)."""
+    if not bm or not len(ids) or not index.row_owner.size:
+        return 0.0
+    top = bm[0][0]
+    cols, counts = np.unique(ids, return_counts=True)
+    weights = counts.astype(np.float64)
+    by_row = column_sum(index.rows, cols, weights)
+    best = best_row_scores(index.rows, index.row_owner, by_row, index.size)[top]
+    own = column_sum(index.matrix[top], cols, weights)[0]
+    return float(index.params.table_row_weight * best > own)
+
+
+def build(names: list[str], dense_row_weight: float = 0.0) -> tuple[list[Query], dict[str, list[str]]]:
+    """Every question's pieces; with ``dense_row_weight``, dense scores
+    passages by their table rows too (``ragcore.retrieval.dense_rows``)."""
     from ragcore.corpus import default_library
 
     library = default_library()
@@ -111,7 +151,9 @@ def build(names: list[str]) -> tuple[list[Query], dict[str, list[str]]]:
     queries, rowkey = [], {}
     for coll in load_all(names, ROOT, ROOT.parent / "shared", library):
         prep = Prepared(
-            coll, dense_rankings(coll, library, cache), dense_of=_more_dense(coll, library, cache)
+            coll,
+            dense_rankings(coll, library, cache, dense_row_weight),
+            dense_of=_more_dense(coll, library, cache, dense_row_weight),
         )
         prep.add_bm25(label, params, signals=True)
         prepare_parts(prep, label, prep.dense_of)
@@ -139,6 +181,10 @@ def build(names: list[str]) -> tuple[list[Query], dict[str, list[str]]]:
                     pc, pr = piece(p.bm25, p.dense, p.stats, t)
                     parts.append(pc)
                     part_rows.append(pr)
+            for pc in parts:
+                pc.x[ALL.index("is_part")] = 1.0
+            for pc in (whole, *parts) if parts else ():
+                pc.x[ALL.index("has_parts")] = 1.0
             q = Query(coll.name, group_of[qid], qid, coll.qrels[qid], whole, parts, rows=[rows, *part_rows])
             q.ndcg = {n: ndcg_at_k(k, q.qrels, 10) for n, k in whole.keys.items()}
             plain = {"bm25": prep.bm25[label][qid], "dense": prep.dense[qid]}
@@ -190,10 +236,11 @@ class Softmax:
 
 
 class NamedRule:
-    """A question naming a document goes to ``to``; the rest to the gate."""
+    """A question (or part) whose signal ``flag`` is set (by default: it
+    names a document) goes to ``to``; the rest to the gate."""
 
-    def __init__(self, gate: Softmax, to: str) -> None:
-        self.gate, self.to = gate, to
+    def __init__(self, gate: Softmax, to: str, flag: str = "named") -> None:
+        self.gate, self.to, self.flag = gate, to, flag
         self.experts = [*gate.experts, to]
 
     def fit(self, lab: Lab, ids: np.ndarray) -> NamedRule:
@@ -201,8 +248,8 @@ class NamedRule:
         return self
 
     def choose(self, x: np.ndarray) -> np.ndarray:
-        named = x[:, ALL.index("named")] > 0
-        return np.where(named, len(self.experts) - 1, self.gate.choose(x))
+        flagged = x[:, ALL.index(self.flag)] > 0
+        return np.where(flagged, len(self.experts) - 1, self.gate.choose(x))
 
 
 Model = Softmax | NamedRule
@@ -223,6 +270,8 @@ class Lab:
             g: np.array([i for i, q in enumerate(self.queries) if q.group == g]) for g in self.groups
         }
         self.split: dict[tuple[int, tuple[str, ...]], float] = {}
+        # per held-out group, the last cv's training mean of its chosen setting (fits without the group)
+        self.nested_mean: dict[str, float] = {}
 
     def single_mean(self, g: str, signal: str) -> float:
         return float(np.mean([self.queries[i].single[signal] for i in self.of_group[g]]))
@@ -282,8 +331,61 @@ class Lab:
                 return self.collection_mean({h: self.mean(fitted(s, frozenset({g, h})), h) for h in train})
 
             best = max(variant, key=lambda s: (nested(s), s))
+            self.nested_mean[g] = nested(best)
             rows[g] = (float(np.mean(self.held_out(fitted(best, frozenset({g})), g))), best)
         return rows
+
+
+RuleSpec = tuple[str, str] | None  # (flag, expert) or no rule
+
+
+def cv_rules(lab: Lab, variant: Variant, rules: dict[str, RuleSpec]) -> dict[str, tuple[float, str]]:
+    """As ``Lab.cv`` for ``variant`` (the gate), then a rule on top, chosen in
+    each fold: the rule (or none) whose held-out means over the training
+    groups, multi-part questions split, are best with the gate fitted
+    without the held-out group and that training group (ties: no rule,
+    then the name). group -> (held-out mean, "setting | rule")."""
+    fits: dict[tuple[str, frozenset[str]], Softmax] = {}
+
+    def fitted(setting: str, excluded: frozenset[str]) -> Softmax:
+        if (setting, excluded) not in fits:
+            ids = np.array([i for i, q in enumerate(lab.queries) if q.group not in excluded])
+            fits[(setting, excluded)] = variant[setting]().fit(lab, ids)  # type: ignore[assignment]
+        return fits[(setting, excluded)]
+
+    def ruled(gate: Softmax, spec: RuleSpec) -> Model:
+        if spec is None:
+            return gate
+        return NamedRule(gate, spec[1], spec[0])
+
+    rows = {}
+    for g in lab.groups:
+        train = [h for h in lab.groups if h != g]
+        gates = {s: {h: fitted(s, frozenset({g, h})) for h in train} for s in variant}
+        best = max(
+            variant, key=lambda s: (lab.collection_mean({h: lab.mean(gates[s][h], h) for h in train}), s)
+        )
+
+        def score(name: str, best: str = best, train: list[str] = train, gates: dict = gates) -> float:
+            return lab.collection_mean(
+                {h: float(np.mean(lab.held_out(ruled(gates[best][h], rules[name]), h))) for h in train}
+            )
+
+        rule = max(rules, key=lambda n: (round(score(n), 9), rules[n] is None, n))
+        value = float(np.mean(lab.held_out(ruled(fitted(best, frozenset({g})), rules[rule]), g)))
+        rows[g] = (value, f"{best} | {rule}")
+    return rows
+
+
+def piece_rules() -> dict[str, RuleSpec]:
+    """No rule, or one of: every piece of a question that splits, every part
+    (not the whole question), every piece whose BM25 top passage scores
+    through a table row, sent to a BM25-heavy fusion or BM25 alone."""
+    out: dict[str, RuleSpec] = {"no rule": None}
+    for flag in ("has_parts", "is_part", "row_win"):
+        for to in ("convex tmm dense 0.5", "convex tmm dense 0.3", "bm25"):
+            out[f"{flag} -> {to}"] = (flag, to)
+    return out
 
 
 def gate_family(extra: tuple[str, ...] = (), third: str | None = None) -> Variant:
@@ -318,7 +420,18 @@ def variants() -> dict[str, Variant]:
         "+ named document (rule, chosen per fold)": named_rule,
         "+ score margins": gate_family(("bm25_margin", "dense_margin")),
         "+ BM25-heavy third expert": third,
+        "+ table-row signal": gate_family(("row_win",)),
+        "+ table-row signal and a BM25-heavy third expert": {
+            f"{s} | {lo}": f
+            for lo in ("convex tmm dense 0.3", "convex tmm dense 0.5", "bm25")
+            for s, f in gate_family(("row_win",), third=lo).items()
+        },
     }
+
+
+def ruled_variants() -> dict[str, tuple[Variant, dict[str, RuleSpec]]]:
+    """Variants made of the shipped gate and a rule chosen per fold (``cv_rules``)."""
+    return {"+ split / table-row rules (chosen per fold)": (gate_family(), piece_rules())}
 
 
 def goal(lab: Lab, g: str, value: float, bars: dict[str, float]) -> bool:
@@ -355,9 +468,12 @@ def main() -> int:
     chosen = variants()
     if args.variants:
         chosen = {n: v for n, v in chosen.items() if n in args.variants.split(",")}
+    ruled = ruled_variants()
+    if args.variants:
+        ruled = {n: v for n, v in ruled.items() if n in args.variants.split(",")}
     results = {}
-    for name, variant in chosen.items():
-        results[name] = lab.cv(variant)
+    for name in [*chosen, *ruled]:
+        results[name] = lab.cv(chosen[name]) if name in chosen else cv_rules(lab, *ruled[name])
         met = sum(goal(lab, g, v, bars) for g, (v, _) in results[name].items())
         print(f"{name:45} met {met}/{len(lab.groups)} ({time.time() - t0:.0f} s)", flush=True)
     table = markdown(lab, results, bars)

@@ -10,9 +10,14 @@ The judging sheet is blind: one JSON line per (question, passage) with the
 question, the passage's document, lines, section and text, and ``"grade":
 null`` to fill in; never the ranker that returned it, its rank or its score.
 Records are shuffled with a fixed seed, so the order says nothing either.
-Passages already judged for a question (the same document and line span,
-in a merged sheet or as a line-span judgement) are left out, so a later pool
-(new rankers, new chunking) only asks for new ones.
+Passages the evaluation already grades for a question are left out, so a
+later pool (new rankers, new chunking) only asks for new ones. "Graded" is
+decided by the evaluation's own mapping (``evaluation_qrels``: a judgement
+grades every passage of its document whose span it overlaps, as
+``ragcore eval`` maps it), never by an exact line span: a judgement merged
+without the lines its passage shares with a neighbour still grades that
+passage, and a passage no judgement overlaps is asked for wherever the sheet
+is written.
 The pool's settings go to a sidecar ``<sheet>.meta.json``.
 
     python scripts/pool_goldset.py pool  [--gold eval/demo.gold.json] [--rankers bm25,dense,hybrid]
@@ -56,19 +61,23 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from ragcore.errors import RagcoreError  # noqa: E402
 from ragcore.evaluation.goldset import (  # noqa: E402
+    GoldSet,
     all_qrels,
     load_goldset,
     resolve_spans,
 )
 from ragcore.records import Passage  # noqa: E402
 from ragcore.text import content_words  # noqa: E402
+
+if TYPE_CHECKING:
+    from ragcore.corpus import Corpus
 
 DEFAULT_GOLD = Path("eval/demo.gold.json")
 DEFAULT_RANKERS = ("bm25", "dense", "hybrid")
@@ -169,31 +178,31 @@ def pool_records(
     rankers: Sequence[str],
     depth: int,
     seed: int,
-    judged: Mapping[Span, int] | None = None,
+    graded: Mapping[str, Mapping[str, int]],
+    unit: str = "passage",
 ) -> list[dict[str, Any]]:
     """The blind sheet's records: for each question, the union of every
-    ranker's top ``depth`` passages, less the spans already judged for it
-    (``judged``: the merged sheets' (question, doc, first, last) -> grade,
-    and the gold set's line-span judgements), shuffled together with ``seed``."""
-    judged = judged or {}
+    ranker's top ``depth`` passages that the evaluation does not grade for it,
+    shuffled together with ``seed``. ``graded`` is the evaluation's mapping
+    (``evaluation_qrels``: question id -> passage id, or document name when
+    ``unit`` is "document", -> grade) under the chunking ``search`` ranks."""
     records = []
     for q in data["questions"]:
         if q.get("answer", {}).get("answerable") is False:
             continue  # nothing can answer it, so there is nothing to judge
-        done = set(judged_spans(q)) | {(d, f, la) for (qid, d, f, la) in judged if qid == q["id"]}
-        pooled: dict[tuple[str, int, int], Passage] = {}
+        done = graded.get(q["id"], {})
+        pooled: dict[tuple[str, int, int, int], Passage] = {}
         for mode in rankers:
             for p in search(q["text"], mode, depth)[:depth]:
-                key = (p.doc, p.first_line, p.last_line)
-                if key not in done:
-                    pooled.setdefault(key, p)
-        for (doc, first, last), p in sorted(pooled.items()):
+                if (p.id if unit == "passage" else p.doc) not in done:
+                    pooled.setdefault((p.doc, p.first_line, p.last_line, p.start), p)
+        for p in (pooled[key] for key in sorted(pooled)):
             records.append(
                 {
                     "question_id": q["id"],
                     "question": q["text"],
-                    "doc": doc,
-                    "lines": [first, last],
+                    "doc": p.doc,
+                    "lines": [p.first_line, p.last_line],
                     "section": p.label,
                     "passage": p.text,
                     "grade": None,
@@ -203,6 +212,14 @@ def pool_records(
     for n, record in enumerate(records, 1):
         record["item"] = n
     return [{"item": r.pop("item"), **r} for r in records]
+
+
+def evaluation_qrels(gold: GoldSet, corpus: Corpus) -> dict[str, dict[str, int]]:
+    """The grades ``ragcore eval`` scores with: question id -> passage id (or
+    document name, for a document-unit gold set) -> grade, every judgement
+    (quote, lines, whole document) mapped onto ``corpus``'s passages by span
+    overlap (``resolve_spans`` then ``all_qrels``, as the evaluation does)."""
+    return all_qrels(resolve_spans(gold, corpus.documents), corpus.passages, gold.unit)
 
 
 @dataclass(frozen=True)
@@ -233,15 +250,20 @@ def parse_ranker(text: str) -> RankerSpec:
     return RankerSpec(mode, method or None, parts)
 
 
-def retriever_search(gold_path: Path) -> tuple[Search, dict[str, Any]]:
-    """Search function over the gold set's corpus (auto chunking), taking a
-    ranker spec (``parse_ranker``) as its mode, and index details."""
+def pool_corpus(gold: GoldSet) -> Corpus:
+    """The gold set's corpus under the pooling chunking, as the evaluation indexes it."""
     from ragcore.corpus import default_library, load_corpus
+
+    return load_corpus(gold.corpus, CHUNKING, default_library())
+
+
+def retriever_search(corpus: Corpus) -> tuple[Search, dict[str, Any]]:
+    """Search function over ``corpus`` (the gold set's, ``pool_corpus``), taking
+    a ranker spec (``parse_ranker``) as its mode, and index details."""
+    from ragcore.corpus import default_library
     from ragcore.retrieval import FusionConfig, Retriever
 
-    gold = load_goldset(gold_path)
     library = default_library()
-    corpus = load_corpus(gold.corpus, CHUNKING, library)
     base = Retriever(corpus, vector_cache=library)
     base.ensure_dense()
     retrievers: dict[tuple[str | None, bool], Retriever] = {(None, base.split_parts): base}
@@ -288,6 +310,12 @@ def read_sheet(path: Path) -> list[dict[str, Any]]:
             except json.JSONDecodeError as exc:
                 raise RagcoreError(f"{path}, line {number}: not valid JSON ({exc.msg})") from exc
     return records
+
+
+def pool_folder(gold_path: Path) -> Path:
+    """Where a gold set's sheets live (beside it, in ``pool/``): every command
+    reads the merged sheets from here, wherever a new sheet is written."""
+    return gold_path.parent / "pool"
 
 
 def meta_path(sheet: Path) -> Path:
@@ -431,11 +459,8 @@ def merged_grades(folder: Path, gold_path: Path) -> dict[Span, int]:
 
 def pool_passages(gold_path: Path) -> dict[str, list[tuple[int, int]]]:
     """Each document's passage line spans under the pooling chunking."""
-    from ragcore.corpus import default_library, load_corpus
-
-    corpus = load_corpus(load_goldset(gold_path).corpus, CHUNKING, default_library())
     out: dict[str, list[tuple[int, int]]] = {}
-    for p in corpus.passages:
+    for p in pool_corpus(load_goldset(gold_path)).passages:
         out.setdefault(p.doc, []).append((p.first_line, p.last_line))
     return out
 
@@ -447,8 +472,6 @@ def effective_grades(gold_path: Path, lines_only: bool = False) -> dict[Span, in
     """(question, doc, first, last) -> the grade the evaluation gives each passage
     of the pooling chunking (auto), from all of the gold set's judgements, or
     from its line-span judgements only."""
-    from ragcore.corpus import default_library, load_corpus
-
     gold = load_goldset(gold_path)
     if lines_only:
         questions = tuple(
@@ -456,12 +479,10 @@ def effective_grades(gold_path: Path, lines_only: bool = False) -> dict[Span, in
             for q in gold.questions
         )
         gold = dataclasses.replace(gold, questions=questions)
-    corpus = load_corpus(gold.corpus, CHUNKING, default_library())
-    resolved = resolve_spans(gold, corpus.documents)
-    qrels = all_qrels(resolved, corpus.passages, gold.unit)
+    corpus = pool_corpus(gold)
     by_id = {p.id: p for p in corpus.passages}
     out = {}
-    for qid, grades in qrels.items():
+    for qid, grades in evaluation_qrels(gold, corpus).items():
         for pid, grade in grades.items():
             p = by_id[pid]
             out[(qid, p.doc, p.first_line, p.last_line)] = grade
@@ -476,13 +497,15 @@ def cmd_pool(args: argparse.Namespace) -> int:
     rankers = [r.strip() for r in args.rankers.split(",") if r.strip()]
     for ranker in rankers:
         parse_ranker(ranker)  # a misspelt ranker fails before the index is built
-    search, details = retriever_search(args.gold)
-    judged = merged_grades(Path("eval/pool") if args.out is None else args.out.parent, args.gold)
-    records = pool_records(data, search, rankers, args.depth, args.seed, judged)
+    gold = load_goldset(args.gold)
+    corpus = pool_corpus(gold)
+    search, details = retriever_search(corpus)
+    graded = evaluation_qrels(gold, corpus)
+    records = pool_records(data, search, rankers, args.depth, args.seed, graded, gold.unit)
     today = dt.date.today().isoformat()
     out = args.out
     if out is None:  # a second pool on the same day gets a numbered sheet
-        out = Path("eval/pool") / f"sheet-{today}.jsonl"
+        out = pool_folder(args.gold) / f"sheet-{today}.jsonl"
         number = 2
         while out.exists():
             out = out.with_name(f"sheet-{today}-{number}.jsonl")
@@ -523,7 +546,15 @@ def cmd_merge(args: argparse.Namespace) -> int:
     if meta.get("merged"):
         print(f"merge: {args.sheet} was merged on {meta['merged']['on']} already", file=sys.stderr)
         return 1
-    judged = merged_grades(args.sheet.parent, args.gold)
+    folder = pool_folder(args.gold)
+    if args.sheet.parent.resolve() != folder.resolve():
+        print(
+            f"merge: move {args.sheet} into {folder} first: the merge reads the grades and counts of "
+            "the sheets merged before from there",
+            file=sys.stderr,
+        )
+        return 1
+    judged = merged_grades(folder, args.gold)
     report = merge_records(data, records, pool_passages(args.gold), judged)
     meta["merged"] = {
         "added": report.added,
@@ -534,7 +565,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
         "on": dt.date.today().isoformat(),
     }
     meta_file.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
-    set_pool_sentence(data, pool_sentence(merged_metas(args.sheet.parent, args.gold), data))
+    set_pool_sentence(data, pool_sentence(merged_metas(folder, args.gold), data))
     write_raw(args.gold, data)
     print(
         f"merge: {report.added} judgements added ({report.trimmed} without lines shared with a lower-graded "
@@ -556,7 +587,7 @@ def cmd_words(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     effective = effective_grades(args.gold)
     from_lines = effective_grades(args.gold, lines_only=True)
-    judged = merged_grades(args.gold.parent / "pool", args.gold)
+    judged = merged_grades(pool_folder(args.gold), args.gold)
     changed: Counter[tuple[int, int]] = Counter()
     for key, grade in judged.items():
         now = effective.get(key)

@@ -59,7 +59,7 @@ Ranking = list[tuple[int, float]]
 # (docs/decisions.md, "Multi-part questions").
 SPLIT_PARTS = True
 PART_CARRY: Carry = "pronoun"
-PART_HEAD = 3  # the whole question's top 3 stay first; then the parts interleave
+PART_HEAD = 0  # none of the whole question's passages kept first: each part's first, then the whole's, ...
 PART_MIN_OWN_WORDS = MIN_OWN_WORDS
 SPLIT_MODES: tuple[Mode, ...] = ("hybrid", "rerank")
 # With PART_SCOPE, a multi-part question that names a document

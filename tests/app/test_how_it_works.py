@@ -38,7 +38,10 @@ def test_how_it_works_shows_live_figures_and_last_query_timings(app_env) -> None
     assert ("names a document" in bm25) == bool(params.named_document_boost)
     fusion = next(m.value for m in at.markdown if "Hybrid mode takes" in m.value)
     assert ("ranked part by part" in fusion) == retrieval.SPLIT_PARTS
-    assert (f"top {retrieval.PART_HEAD}" in fusion) == retrieval.SPLIT_PARTS
+    assert (f"top {retrieval.PART_HEAD}" in fusion) == (retrieval.SPLIT_PARTS and retrieval.PART_HEAD > 0)
+    assert ("each part's first passage leading" in fusion) == (
+        retrieval.SPLIT_PARTS and not retrieval.PART_HEAD
+    )
 
 
 def test_last_query_follows_the_collection_in_view(app_env) -> None:

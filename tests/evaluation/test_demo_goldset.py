@@ -267,6 +267,79 @@ def test_pool_asks_only_unjudged_passages_of_answerable_questions(pool_script):
     def search(question, ranker, k):
         return ranked[ranker]
 
-    records = pool_script.pool_records(data, search, ["bm25", "dense"], 10, 8, {("a", "y.md", 1, 2): 1})
+    graded = {"a": {ranked["bm25"][0].id: 0, ranked["dense"][0].id: 1}}
+    records = pool_script.pool_records(data, search, ["bm25", "dense"], 10, 8, graded)
     assert [(r["question_id"], r["doc"], r["lines"]) for r in records] == [("a", "x.md", [4, 6])]
     assert set(records[0]) == SHEET_KEYS and records[0]["grade"] is None
+    by_doc = pool_script.pool_records(data, search, ["bm25", "dense"], 10, 8, {"a": {"x.md": 0}}, "document")
+    assert [(r["doc"], r["lines"]) for r in by_doc] == [("y.md", [1, 2])]
+
+
+def test_pool_leaves_out_exactly_what_the_evaluation_grades(pool_script, tmp_path):
+    """A passage counts as judged when ``eval`` gives it a grade, not when a
+    judgement names its exact lines: a span merged without the line its passage
+    shares with a lower-graded neighbour, and a quote, still grade it. The old
+    check (exact line spans) asked for a.md 1-5 and b.md 1-2 again."""
+    from ragcore.evaluation.orchestration import run_goldset
+    from ragcore.evaluation.rankers import retriever_rankers
+
+    from .helpers import cut, make_doc
+    from .test_command import FakeCorpus
+    from .test_runner import FakeRetriever
+
+    a = make_doc(
+        "a.md", ["alpha fee one", "alpha fee two", "alpha three", "alpha four", "shared five"] + ["beta"] * 3
+    )
+    b = make_doc("b.md", ["gamma fee quote", "gamma two", "delta fee three", "delta four"])
+    passages = cut(a, [(1, 5), (5, 8)]) + cut(b, [(1, 2), (3, 4)])  # a.md's passages share line 5, as PDFs do
+    corpus = FakeCorpus({"a.md": a, "b.md": b}, passages)
+    judgements = [
+        {"doc": "a.md", "lines": [1, 4], "grade": 2},  # merged from passage 1-5 without its shared line
+        {"doc": "a.md", "lines": [5, 8], "grade": 0},
+        {"doc": "b.md", "quote": "gamma fee quote", "grade": 1},
+    ]
+    (tmp_path / "docs").mkdir()
+    data = {
+        "name": "t",
+        "corpus": "docs",
+        "questions": [{"id": "q", "text": "fee", "judgements": judgements}],
+    }
+    (tmp_path / "g.json").write_text(json.dumps(data))
+    gold = load_goldset(tmp_path / "g.json")
+    retriever = FakeRetriever(passages)
+
+    def search(question, ranker, k):
+        return [h.passage for h in retriever.search(question, mode=ranker, k=k).hits]
+
+    graded = pool_script.evaluation_qrels(gold, corpus)
+    records = pool_script.pool_records(data, search, ["bm25"], 10, 8, graded)
+    assert [(r["doc"], r["lines"]) for r in records] == [("b.md", [3, 4])]
+
+    run = run_goldset(
+        gold,
+        ["bm25"],
+        source="g.json",
+        resamples=20,
+        build=lambda chunking: (corpus, retriever_rankers(retriever, ["bm25"]), {}),
+    )
+    top = run.per_question["q"].top10["bm25"]
+    assert len(top) == len(passages)
+    unjudged = [(e.doc, [e.first_line, e.last_line]) for e in top if e.grade is None]
+    assert unjudged == [(r["doc"], r["lines"]) for r in records]
+
+
+def test_merge_takes_sheets_only_from_the_gold_sets_pool_folder(pool_script, tmp_path, capsys):
+    """The merge reads earlier sheets' grades (for trimming) and counts (for the
+    description) from the pool folder, so a sheet elsewhere is refused, not merged blind to them."""
+    (tmp_path / "docs").mkdir()
+    gold = tmp_path / "g.json"
+    data = {"name": "t", "corpus": "docs", "questions": [{"id": "q", "text": "Q?", "judgements": []}]}
+    gold.write_text(json.dumps(data))
+    sheet = tmp_path / "elsewhere" / "sheet.jsonl"
+    sheet.parent.mkdir()
+    sheet.write_text("")
+    pool_script.meta_path(sheet).write_text(json.dumps({"merged": None}))
+    assert pool_script.pool_folder(gold) == tmp_path / "pool"
+    assert pool_script.main(["merge", str(sheet), "--gold", str(gold)]) == 1
+    assert "move" in capsys.readouterr().err
+    assert json.loads(gold.read_text()) == data

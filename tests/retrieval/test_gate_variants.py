@@ -9,7 +9,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 
-from gate_variants import ALL, Lab, NamedRule, Piece, Query, Softmax
+from gate_variants import ALL, Lab, NamedRule, Piece, Query, Softmax, cv_rules, row_win
 
 EXPERTS = ("dense", "bm25", "convex tmm dense 0.3")
 
@@ -78,3 +78,41 @@ def test_cv_chooses_the_setting_that_wins_on_the_other_groups():
     rows = lab.cv(variant)
     assert {setting for _, setting in rows.values()} == {"useful"}
     assert rows["a"][0] == pytest.approx(lab.mean(variant["useful"]().fit(lab, np.arange(120)), "a"))
+
+
+def _row_lab() -> Lab:
+    """The gate's signal cannot tell; questions flagged ``row_win`` want BM25."""
+    queries = []
+    for i in range(90):
+        flagged = i % 3 == 0
+        nd = {"dense": 0.2 if flagged else 0.7, "bm25": 0.9 if flagged else 0.1, "convex tmm dense 0.3": 0.4}
+        q = _query(i, "abc"[(i // 3) % 3], 0.0, False, nd)
+        q.whole.x[ALL.index("row_win")] = float(flagged)
+        queries.append(q)
+    return Lab(queries, {})
+
+
+def test_cv_rules_picks_the_rule_that_wins_on_the_training_groups():
+    lab = _row_lab()
+    variant = {"gate": lambda: Softmax(["dense", "convex tmm dense 0.3"], ("length",))}
+    rules = {
+        "no rule": None,
+        "row_win -> bm25": ("row_win", "bm25"),
+        "has_parts -> bm25": ("has_parts", "bm25"),
+    }
+    rows = cv_rules(lab, variant, rules)
+    assert {setting for _, setting in rows.values()} == {"gate | row_win -> bm25"}
+    for g, (value, _) in rows.items():
+        want = np.mean([max(q.ndcg["dense"], q.ndcg["bm25"]) for q in lab.queries if q.group == g])
+        assert value == pytest.approx(want)
+
+
+def test_row_win_flags_a_top_passage_scored_through_its_table_row():
+    from test_bm25_rows import _passages
+
+    from ragcore.retrieval.bm25 import BM25Index
+
+    index = BM25Index.from_passages(_passages())
+    for question, want in (("Which code says the monthly quota is used up?", 1.0), ("lunch menus", 0.0)):
+        ids = index.term_ids(index.query_tokens(question))
+        assert row_win(index, ids, index.search(question)) == want
