@@ -4,7 +4,7 @@ Absolute wording is where a policy over-promises or a contract takes on
 risk. The documented list (``ABSOLUTES``, one pattern per kind):
 
 - commitments: guarantee(s/d), warranty/warrants (and the verb "warrant"
-  before "that"/"and": "The Parties warrant that"), promise(s/d), and the
+  before "that"/"and": "Both sides warrant that"), promise(s/d), and the
   disclaimer "as is" / "as available" (which denies a warranty);
 - always: always, at all times, at every moment, forever, in perpetuity;
   never, and "nothing ... ever" (negative absolutes: "never sell your data"
@@ -15,11 +15,11 @@ risk. The documented list (``ABSOLUTES``, one pattern per kind):
 Bare quantifiers and modals are absolute only inside a commitment: "all",
 "every", "any" or "everything" starting a clause's subject that is followed by
 is/are/will be (legal English: shall be) and a past participle ("all data is
-encrypted", "every access is logged", "(2) any dispute ... is resolved"), and
+encrypted", "every access is logged", "(b) any claim ... is settled"), and
 must/will/shall with a deadline ("must respond within 4 hours"). A word that
 names a clause or refers back ("7. Warranties and disclaimers", "breach of
-this warranty", "breach of any warranties", "the guarantees provided for under
-these clauses", "the warranty in paragraph (a)") is not a claim.
+this warranty", "breach of any warranties", "the guarantees these clauses
+give", "the warranty of paragraph (c)") is not a claim.
 
 Negation, as NegEx does (Chapman et al. 2001): a negating word a few words
 before the term in its clause ("no guarantees", "not always", "does not
@@ -50,7 +50,7 @@ from ragcore.text import sentence_spans
 # not negated by a word before it.
 ABSOLUTES: tuple[tuple[str, str, str], ...] = (
     ("guarantee", "plain", r"guarantee[sd]?|guaranteeing"),
-    # the verb "warrant" only before "that"/"and" ("The Parties warrant that"): "a warrant" is a court order
+    # the verb "warrant" only before "that"/"and" ("Both sides warrant that"): "a warrant" is a court order
     ("warranty", "plain", r"warrant(?:y|ies|s)|warrant(?=\s+(?:that|and)\b)"),
     ("promise", "plain", r"promise[sd]?"),
     # "as is": provided with no guarantee of any kind
@@ -83,10 +83,10 @@ _PARTICIPLE = (
     r"(?:(?:\w+-)?\w+ed|written|taken|kept|shown|known|seen|given|held|sent|stored|done|made|paid|built|run)"
 )
 _QUANTIFIED = re.compile(
-    # after a list mark or an opening quote too: "(2) any dispute ... is resolved", "“Any dispute ..."
+    # after a list mark or an opening quote too: "(b) any claim ... is settled", "“Any claim ..."
     # or a Markdown heading's marks ("## All plans are priced ...")
     r"(?:^|(?<=[,;:.*\-–—)“\"#])\s*|\b(?:and|but|that|not)\s+)(?P<q>all|every|any|everything)\b"
-    # legal English writes "shall be" for "will be" ("Any dispute ... shall be resolved by the courts of")
+    # legal English writes "shall be" for "will be" ("Any claim ... shall be settled by arbitration")
     # not the verb of a relative clause inside the subject ("any action ... that is governed by";
     # "all of which are resolved" is the subject's own verb)
     rf"[^.;:,]{{0,60}}?\b(?<!\bthat )(?<!\bwho )(?<!(?<!\bof) which )"
@@ -95,10 +95,10 @@ _QUANTIFIED = re.compile(
 )
 _MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
 _DEADLINE = re.compile(
-    # "we'll" is "we will": "We'll delete the content ... within 60 days"
+    # "we'll" is "we will": "We'll erase the files ... within 60 days"
     r"(?P<q>\b(?:must|will|shall)\b|\b[A-Za-z]+['’]ll\b)(?:\s+not)?[^.;]{0,60}?"
     r"(?:\bwithin\s+(?:\d+|one|two|three|four|five|ten|thirty)\b"
-    # a date as the deadline: "must be in EVs by the end of 2030", "will ... by March 1, 2025"
+    # a date as the deadline: "must run on clean power by the end of 2030", "will ... by March 1, 2025"
     rf"|\bby\s+(?:the\s+end\s+of\s+)?(?:(?:{_MONTHS})\s+(?:\d{{1,2}},\s*)?)?(?:19|20)\d\d\b)",
     re.IGNORECASE,
 )
@@ -119,7 +119,7 @@ _QUOTED_DENIED = re.compile(r"[^\"”]{0,40}[\"”]\s*(?:is|are)\s+(?:not|no)\b"
 _NOUN_TERMS = frozenset({"guarantee", "warranty", "promise"})
 # "100% of X" without a verb after X is a share; "100% of data is encrypted" is a claim.
 _SHARE_OF = re.compile(r"\s+of\s+(?![^.;,]{0,40}\b(?:is|are|will\s+be)\b)", re.IGNORECASE)
-# ... unless a verb commits to it: "a fund to cover 100% of legal fees", "we will refund 100% of"
+# ... unless a verb commits to it: "a fund to pay 100% of repair costs", "we will refund 100% of"
 _COMMITTED_SHARE = re.compile(r"\b(?:to|will|shall|must|we)\s+\w+\s+$", re.IGNORECASE)
 # An unticked Markdown task-list box is an option not chosen ("- [ ] In perpetuity."), not a claim.
 _UNCHOSEN = re.compile(r"\s*(?:[-*+]|\d+[.)])\s+\[\s\]")
@@ -135,7 +135,7 @@ _REFERENCE = re.compile(
     re.IGNORECASE,
 )
 # A noun followed by the document's own parts names what they hold, not a claim:
-# "the guarantees provided for under these clauses", "the warranty in paragraph (a)".
+# "the guarantees given under these clauses", "the warranty of paragraph (c)".
 _REFERENCE_AFTER = re.compile(
     r"(?:\s+(?:and|or)(?:\s+[\w-]+){1,3}?)?\s+(?:(?:provided|set\s+out|given|made|contained|described)\s+)?"
     r"(?:(?:by\s+it|for)\s+)?(?:in|by|under)\s+(?:(?:these|this|the|such)\s+)?"

@@ -11,9 +11,9 @@ break a word over two lines, so a listed word can stand
 - after a negator glued to the word before ("wecannot guarantee",
   "doesnot warrant"): that token is a negator.
 
-A word inside a condition makes no claim: "unless and until the laws are
-reformed to say that our operations are fully compliant", "If any of these
-matters are resolved adversely to us, we may ...". The condition runs from
+A word inside a condition makes no claim: "unless and until a rule change
+finds the service fully lawful", "If any of the suits are settled badly for
+us, we may ...". The condition runs from
 "if", "unless" or "whether" to the next clause mark: after the main clause
 ("..., unless and until X") the term is inside it; a sentence that opens on
 the condition ("If X, we ...") holds the term inside it only when a comma
