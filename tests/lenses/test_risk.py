@@ -34,7 +34,7 @@ TERM_CASES = [
     # bare quantifiers and modals only inside a commitment
     ("All data is encrypted at rest.", [("all", False)]),
     ("Every access is logged and reviewed.", [("all", False)]),
-    ("Not all reported bugs will get fixed.", [("all", True)]),
+    ("Not all filed tickets will get answered.", [("all", True)]),
     ("Support must respond within 4 hours.", [("must", False)]),
     ("All plans include backups.", []),
     ("Customers must enable two-factor login.", []),
@@ -72,12 +72,12 @@ TERM_CASES = [
     ),
     ("There is nothing whatsoever to fear, ever.", []),
     # bare quantifiers only inside a commitment, as policy pages write them
-    ("Whenever your data are in transit, everything is encrypted, and sent using HTTPS.", [("all", False)]),
-    ("Any changes to uptime are immediately shown on our status site.", [("all", False)]),
-    ("Within 30 days, all content will be permanently deleted from active systems.", [("all", False)]),
-    ("We will continue to work hard every day to maintain that trust.", []),
-    ("We log all access to all accounts by IP address.", []),
-    ("This policy applies to any product we own.", []),
+    ("While files travel to us, everything is compressed, and sent over TLS.", [("all", False)]),
+    ("Any outages of the API are promptly posted on our status board.", [("all", False)]),
+    ("After 14 days, all uploads will be permanently erased from our disks.", [("all", False)]),
+    ("We will keep working every week to earn that confidence.", []),
+    ("We record all logins to all workspaces by device.", []),
+    ("These rules cover any app we sell.", []),
     ("Invoices shall be paid within 30 days.", [("must", False)]),
     ("You must agree to the terms.", []),
     # contract wording (session 5, from the held-out data-processing addenda)
@@ -93,8 +93,8 @@ TERM_CASES = [
     ),
     ("(b) Any claim arising from this licence shall be settled by arbitration in Geneva.", [("all", False)]),
     ("In giving the warranty in paragraph (c), the buyer relied on its audit.", []),
-    ("A change that weakens the guarantees provided for under these terms of sale is notified.", []),
-    ("The buyer has the authority to give the warranties and meet the duties set out in this contract.", []),
+    ("A change that weakens the guarantees given under these terms of sale is notified.", []),
+    ("The buyer may give the warranties and meet the duties set out in this contract.", []),
     ("The seller is in persistent breach of any warranties it gave.", []),
     ("The seller warrants that the goods are free of defects.", [("warranty", False)]),
     # session 6, from the held-out security overview, NDA, pricing pages and annual report
