@@ -103,7 +103,7 @@ _MULT = (
 # section's scale for the bare amounts under it.
 _SCALE_HEADER = re.compile(r"\(\s*in\s+(thousands|millions|billions)\b", re.IGNORECASE)
 _SCALE_LINES = 12  # how far under its header a scale holds (a table's height)
-# "$0.00001 par value": a per-share amount, which a "(in thousands, except per share data)" header excepts.
+# "$0.0001 par value": a per-share amount, which a "(in thousands, except per share data)" header excepts.
 _PAR_VALUE = re.compile(r"\s?par\s+valu", re.IGNORECASE)
 
 

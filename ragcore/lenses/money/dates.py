@@ -59,7 +59,7 @@ _EDGE_BEFORE = re.compile(
 )
 _PAST = re.compile(
     r"\b(?:previous(?:ly)?|prior|old|former(?:ly)?|earlier|was|were|used\s+to\s+be|up\s+from|down\s+from|"
-    r"compared\s+(?:to|with)|"  # "$2.4 billion compared to $2.0 billion a year before": the comparator is past
+    r"compared\s+(?:to|with)|"  # "$3.3 billion compared to $2.9 billion a year before": the comparator is past
     r"(?:rose|grew|increased|fell|dropped|decreased|went|changed|moved|raised|cut|lowered)\s+from)\b[^$€£¥\d]{0,24}$",
     re.IGNORECASE,
 )

@@ -56,11 +56,11 @@ class FigureMatch:
 
 
 _CONTINUATION = re.compile(
-    # what may stand between two amounts of one subject: "$48 for the full year or $4 per month",
+    # what may stand between two amounts of one subject: "$60 for the whole year or $5 per month",
     # "$18.4M at <date>, up from $12.9M", "$0.02 from <date>; it was $0.03"
     r"(?:\s*(?:,|;|:|or|and|/|vs\.?|versus|to|-|–|—|―|\(|then|just|only|at|on|in|up|down|from|was|were|is|now|"
     r"it|this|that|which|previous(?:ly)?|formerly|earlier|old|new|rate|price|compared|against|§|"
-    # "decreased $743.5 million, or 42%, from $1.8 billion": a percentage of the same change
+    # "fell $120.4 million, or 15%, from $0.8 billion": a percentage of the same change
     r"\d+(?:\.\d+)?\s?%)\s*)*",
     re.IGNORECASE,
 )
@@ -109,7 +109,7 @@ _TIME_PHRASE = re.compile(
     r"\b(?:at|on|in|by|as\s+of|for|during|from|since|until)\s+(?:the\s+)?"
     r"(?:(?:end|start|beginning|close|middle)\s+of\s+(?:the\s+)?)?"
     r"(?:§|(?:[\w-]+\s+){0,2}?(?:quarter|year|month|week|day|period|half)\b)"
-    # a year phrase: "Revenue for fiscal 2021 was", "Adjusted EBITDA in2021 was", "$1.8 billion in 2020 to"
+    # a year phrase: "Revenue for fiscal 2021 was", "Gross margin in2022 was", "$0.8 billion in 2021 to"
     r"|\b(?:(?:in|for|during)\s*(?:(?:the\s+)?fiscal\s+(?:year\s+)?)?|fiscal\s+(?:year\s+)?)(?:19|20)\d\d\b(?!\s*%)",
     re.IGNORECASE,
 )
@@ -143,12 +143,12 @@ def _prose_subject(text: str, amt: _Amount, segment_start: int, fallback: str) -
         return _normalise_phrase([_clean_word(t) for t in _tokens(named_after.group(1))])
     listed = _LISTED_PARTS.search(text, amt.sentence[0], amt.start) is not None
     if np_words and np_words[-1] in _OBJECT_VERBS:
-        # "... also included $1.2 billion of stock-based compensation expense": the object names it
+        # "... also included $0.4 billion of severance expense": the object names it
         return _of_phrase_after(text, amt) or (_in_phrase_after(text, amt) if listed else "")
     if not np_words and not quantity and (named_of := _of_phrase_after(text, amt)):
         return named_of  # a sentence that opens on the amount: "$250 million of insurance expense was ..."
     if not np_words and not quantity and listed and (named_in := _in_phrase_after(text, amt)):
-        return named_in  # a listed part: "consisting of $2.3 billion in acquisition of businesses, $1.1 billion in ..."
+        return named_in  # a listed part: "consisting of $0.9 billion in purchases of equipment, $0.2 billion in ..."
     before = text[amt.sentence[0] : amt.start]
     if not np_words or quantity or proper or np_words[-1] in _PRONOUNS:
         kept = np_words if np_words and np_words[-1] not in _PRONOUNS else []
@@ -166,10 +166,10 @@ def _prose_subject(text: str, amt: _Amount, segment_start: int, fallback: str) -
 _OBJECT_VERBS = frozenset(
     "include includes included including record records recorded recognize recognizes recognized "
     "recognise recognises recognised incur incurs incurred report reports reported "
-    # a total's parts: "primarily consisting of $570 million of net loss"
+    # a total's parts: "primarily consisting of $310 million of operating loss"
     "consist consists consisting consisted comprise comprises comprising comprised".split()
 )
-# "of" may touch the amount: PDF text glues it to a multiplier ("$270.3 millionof insurance expense")
+# "of" may touch the amount: PDF text glues it to a multiplier ("$88.1 millionof freight expense")
 _OF_AFTER = re.compile(r"[ \t\n]*of[ \t\n]+((?:[A-Za-z][\w-]*[ \t\n]+){0,4}[A-Za-z][\w-]*)")
 
 
@@ -199,7 +199,7 @@ _IN_AFTER = re.compile(r"[ \t\n]*in[ \t\n]+((?:[A-Za-z][\w-]*[ \t\n]+){0,5}[A-Za
 
 def _in_phrase_after(text: str, amt: _Amount) -> str:
     """The noun phrase of an "in" phrase right after a listed part ("$2.3
-    billion in acquisition of businesses"): up to its first function word, one
+    billion in purchases of equipment"): up to its first function word, one
     "of"/"on"/"from"/"for" phrase included ("impairment of goodwill" is not
     "impairment of equity securities", "gain on divestitures" not "gain from
     sale"); "" for a time ("in 2021", "in the year ended")."""
@@ -319,9 +319,9 @@ def _prose_figure(
         and _in_phrase_after(text, amt)
     ):
         continuation = (
-            False  # "... expense of $575 million, $404 million in impairment of goodwill": its own part
+            False  # "... expense of $215 million, $96 million in write-down of inventory": its own part
         )
-    # "$48 for the full year or $4 per month": one subject for both
+    # "$60 for the whole year or $5 per month": one subject for both
     # a heading names the price under it ("## Starter" / "$49 a month"), not
     # every total in its prose: only an amount with a unit falls back to it
     fallback = _fallback_subject(text, amt.sentence[0], label if amt.period else "", prior)
@@ -417,7 +417,7 @@ def _respectively(
     """ "$8 million and $12 million in 2022 and 2023, respectively": the
     amounts listed just before the years take them in order, when the counts
     agree and only "and" or a comma joins the amounts. With no years written
-    ("net of allowance of $55 and $51, respectively" in a row of a PDF table),
+    ("net of reserves of $12 and $9, respectively" in a row of a PDF table),
     the years are the table's columns, in their order."""
     out = list(marks)
     for word in re.finditer(r"respectiv\s*ely", text, re.IGNORECASE):  # PDF text may break the word
@@ -439,14 +439,14 @@ def _respectively(
     return out
 
 
-# "... in the year ended December 31, 2021 and 2020" after "$1.1 million and $1.6 million": years listed as amounts are
+# "... in the year ended December 31, 2021 and 2020" after "$2.5 million and $3.1 million": years listed as amounts are
 _YEAR_LIST = re.compile(
     r"(?<![\d$,.])(?:19|20)\d\d(?:\s*,\s*(?:19|20)\d\d)*\s*,?\s+and\s+(?:19|20)\d\d(?![\d%])"
 )
 
 
 def _paired_years(marks: list[TimeMark], text: str, amounts: list[_Amount]) -> list[TimeMark]:
-    """ "$1.1 million and $1.6 million ... in the year ended <date>, 2021 and
+    """ "$2.5 million and $3.1 million ... in the year ended <date>, 2021 and
     2020": "respectively" left unwritten; amounts listed with "and" take the
     years listed later in their sentence, in order, when the counts agree."""
     out = list(marks)
@@ -478,8 +478,8 @@ _COMPONENTS = re.compile(
 
 
 def _components(marks: list[TimeMark], text: str, amounts: list[_Amount]) -> list[TimeMark]:
-    """ "$267 million for the year ended <date>, which primarily consisted of
-    proceeds of $3.8 billion and ... $0.5 billion": the parts listed after a
+    """ "$143 million for the year ended <date>, which primarily consisted of
+    proceeds of $1.6 billion and ... $0.7 billion": the parts listed after a
     dated total in its sentence are of the total's time, unless dated themselves."""
     out = list(marks)
     for k, amt in enumerate(amounts):

@@ -1,8 +1,8 @@
 """Table rows as PDF text extraction writes them.
 
-pypdf gives a financial table's row as one line of cells ("$ 1,819 $ 1,877
-3 %"), with the row's label at the end of the line before it (or split
-across the two: "... exclusive of dep" / "reciation and amortization$ 5,154
+pypdf gives a financial table's row as one line of cells ("$ 2,406 $ 2,311
+4 %"), with the row's label at the end of the line before it (or split
+across the two: "... net of amort" / "ization of discount$ 3,072
 ..."), and the column years on a header line above ("2020 2021"). A line
 that keeps its leading space continues after a space; one that does not
 continues the word the line before broke, so the two are joined as written.
@@ -45,7 +45,7 @@ def _lines_before(text: str, start: int, count: int) -> list[str]:
 
 
 def holds_cells(line: str) -> bool:
-    """Whether a line holds a run of two or more table cells ("$ 1,819 $ 1,877 3 %")."""
+    """Whether a line holds a run of two or more table cells ("$ 2,406 $ 2,311 4 %")."""
     return any(len(_CELL.findall(r.group())) >= 2 for r in _RUN.finditer(line))
 
 
@@ -76,7 +76,7 @@ def table_lines_before(
 
 _SENTENCE_BREAK = re.compile(r"[a-z)][.!?]\s+[A-Z]")
 _WRAPPED_LABEL_LINES = (
-    3  # a row label pypdf wrapped over lines ("Common stock, $0.00001 par value; ... shares")
+    3  # a row label pypdf wrapped over lines ("Preferred stock, $0.0001 par value; ... shares")
 )
 
 
