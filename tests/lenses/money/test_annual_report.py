@@ -31,7 +31,7 @@ def _relations(make_hits, docs: dict[str, str]) -> list[tuple[str, tuple[float, 
         ("Revenue was $5 million in fiscal year 2023.", 2023),
         ("Revenue for fiscal 2021 was $4.2 billion.", 2021),
         ("In 2021, revenue was $4.2 billion.", 2021),
-        ("Adjusted EBITDA in2021 was $92.9 million.", 2021),  # run-together PDF text
+        ("Gross margin in2021 was $61.4 million.", 2021),  # run-together PDF text
     ],
 )
 def test_a_year_phrase_beside_an_amount_dates_it_to_that_year(text: str, year: int) -> None:
@@ -45,7 +45,7 @@ def test_a_year_phrase_beside_an_amount_dates_it_to_that_year(text: str, year: i
     [
         "It cost $5 million in 2021 dollars.",  # a price level, not a date
         "Prices in 2021 dollars were $5 million.",
-        "Net loss was $1.0 billion, a decrease of 42% compared to 2020.",  # the comparator's year
+        "Operating loss was $0.7 billion, a drop of 18% compared to 2020.",  # the comparator's year
         "The fee is $5 per 2023 units.",
         "We charged $5 million, in 2,023 instalments.",
     ],
@@ -85,11 +85,11 @@ def test_a_total_dated_only_by_a_year_takes_no_unit_from_a_rate_beside_it() -> N
 
 
 def test_a_decrease_from_a_in_one_year_to_b_in_the_next_is_one_change(make_hits) -> None:
-    text = "Net loss decreased $743.5 million, or 42%, from $1.8 billion in 2020 to $1.0 billion in 2021.\n"
+    text = "Operating loss decreased $212.5 million, or 23%, from $0.9 billion in 2020 to $0.7 billion in 2021.\n"
     figures = extract_figures(text)
-    assert [f.subject for f in figures] == ["net loss"] * 3
+    assert [f.subject for f in figures] == ["operating loss"] * 3
     assert [f.stance for f in figures] == ["difference", "stated", "stated"]
-    assert _relations(make_hits, {"10k_2021.md": text}) == [("change", (1.8e9, 1.0e9), "net loss")]
+    assert _relations(make_hits, {"10k_2021.md": text}) == [("change", (0.9e9, 0.7e9), "operating loss")]
 
 
 def test_increased_from_to_with_years_is_a_change_oldest_first(make_hits) -> None:
@@ -105,11 +105,11 @@ def test_compared_to_an_amount_of_an_earlier_year_is_a_change(make_hits) -> None
 def test_an_undated_summary_figure_is_of_the_report_year_against_an_earlier_year(make_hits) -> None:
     # the year's summary states the figure bare; a later sentence gives the prior year's
     text = (
-        "Net loss was $1.0 billion.\n\n"
-        "Net loss decreased $743.5 million, or 42%, from $1.8 billion in 2020 to $1.0 billion in 2021.\n"
+        "Operating loss was $0.7 billion.\n\n"
+        "Operating loss decreased $212.5 million, or 23%, from $0.9 billion in 2020 to $0.7 billion in 2021.\n"
     )
     rels = _relations(make_hits, {"acme_2021_10k.pdf.md": text})
-    assert rels == [("change", (1.8e9, 1.0e9), "net loss")]
+    assert rels == [("change", (0.9e9, 0.7e9), "operating loss")]
     (change,) = money_lens(make_hits({"acme_2021_10k.pdf.md": text})).conflicts
     assert len(change.pairs) == 2  # 2020 -> the summary's figure, and 2020 -> 2021 in the sentence
 
@@ -131,24 +131,20 @@ def test_a_multiplier_word_may_break_after_any_letter_at_a_line_end() -> None:
 
 
 def test_a_line_item_attributable_to_a_company_keeps_its_owner() -> None:
-    f = _one("Net loss attributable to Uber Technologies, Inc. was $496 million, a 93% improvement.")
-    assert f.subject == "net loss attributable to uber technologies inc"
+    f = _one("Net loss attributable to Northwind Holdings, Inc. was $212 million, a 31% improvement.")
+    assert f.subject == "net loss attributable to northwind holdings inc"
 
 
 def test_an_included_amount_is_named_by_its_of_phrase() -> None:
-    f = _one(
-        "Net loss attributable to the company also included $1.2 billion of stock-based compensation expense."
-    )
-    assert f.subject == "stock-based compensation expense"
+    f = _one("Net loss attributable to the group also included $0.4 billion of restructuring expense.")
+    assert f.subject == "restructuring expense"
     g = _one("Operating costs recorded $20 million.")
     assert g.subject == ""  # a verb names nothing, and no "of" phrase follows
 
 
 def test_glued_words_of_pdf_text_are_split_at_the_capital() -> None:
-    f, diff = extract_figures(
-        "Additionally, DeliveryAdjusted\nEBITDA loss of $348 million, improved $525 million."
-    )
-    assert f.subject == "delivery adjusted ebitda loss" and diff.stance == "difference"
+    f, diff = extract_figures("Moreover, FreightAdjusted\nEBITDA loss of $117 million, improved $86 million.")
+    assert f.subject == "freight adjusted ebitda loss" and diff.stance == "difference"
 
 
 # ---------------------------------------------------------------- tables as pypdf writes a 10-K's
@@ -163,14 +159,14 @@ def test_glued_column_years_with_the_scale_after_them_date_each_column() -> None
         "Year Ended December 31,\n2020 to 2021 % Change\n2019 to 2020 %\nChange\n"
         "20212020 2019 (in thousands, except for percentages)\n"
         "Cost of revenue\n"
-        "$ 1,649,532 $ 1,447,516 $ 2,176,469 14 % (33) % Cost\n"
+        "$ 1,733,901 $ 1,520,388 $ 2,098,114 14 % (28) % Cost\n"
     )
-    assert _years(text) == [(1649532e3, 2021), (1447516e3, 2020), (2176469e3, 2019)]
+    assert _years(text) == [(1733901e3, 2021), (1520388e3, 2020), (2098114e3, 2019)]
 
 
 def test_column_years_split_over_two_lines_are_one_header() -> None:
-    text = "data:Year Ended December 31,\n2021\n2020 2019 (in thousands)\nRevenue\n$ 3,208,323 $ 2,364,681 $ 3,615,960 Costs\n"
-    assert _years(text) == [(3208323e3, 2021), (2364681e3, 2020), (3615960e3, 2019)]
+    text = "data:Year Ended December 31,\n2021\n2020 2019 (in thousands)\nRevenue\n$ 4,105,212 $ 2,970,804 $ 3,512,477 Costs\n"
+    assert _years(text) == [(4105212e3, 2021), (2970804e3, 2020), (3512477e3, 2019)]
 
 
 def _tall_table(between: str) -> str:
@@ -179,41 +175,41 @@ def _tall_table(between: str) -> str:
         "Year Ended December 31,\n2021\n2020 2019 (in thousands)\n"
         + rows
         + between
-        + "Net loss\n$ (1,009) $ (1,752) $ (2,602) The\n"
+        + "Net loss\n$ (1,118) $ (1,604) $ (2,377) The\n"
     )
 
 
 def test_a_header_holds_down_a_table_taller_than_twelve_lines_only_through_table_lines() -> None:
-    assert _years(_tall_table("")) == [(1009e3, 2021), (1752e3, 2020), (2602e3, 2019)]
+    assert _years(_tall_table("")) == [(1118e3, 2021), (1604e3, 2020), (2377e3, 2019)]
     prose = "This line is running text, and it goes on. It is not a row of any table at all.\n"
-    assert _years(_tall_table(prose)) == [(1009, None), (1752, None), (2602, None)]
+    assert _years(_tall_table(prose)) == [(1118, None), (1604, None), (2377, None)]
 
 
 def test_a_table_header_in_the_text_right_above_the_passage_still_applies() -> None:
     above = "Year Ended December 31,\n2021\n2020 2019 (in thousands)\nRevenue\n"
-    row = "$ 3,208,323 $ 2,364,681 $ 3,615,960 Costs and expenses\n"
-    assert _years(row, above=above) == [(3208323e3, 2021), (2364681e3, 2020), (3615960e3, 2019)]
-    assert _years(row) == [(3208323, None), (2364681, None), (3615960, None)]
+    row = "$ 4,105,212 $ 2,970,804 $ 3,512,477 Costs and expenses\n"
+    assert _years(row, above=above) == [(4105212e3, 2021), (2970804e3, 2020), (3512477e3, 2019)]
+    assert _years(row) == [(4105212, None), (2970804, None), (3512477, None)]
 
 
 def test_the_lens_reads_a_header_from_the_passage_before(make_hits) -> None:
-    text = "Results (in thousands)\n2020 2021\nRevenue\n\n$ 2,364 $ 3,208 Costs\n"
+    text = "Results (in thousands)\n2020 2021\nRevenue\n\n$ 2,970 $ 4,105 Costs\n"
     (change,) = money_lens(make_hits({"report.pdf.md": text})).conflicts
-    assert change.relation == "change" and change.amounts == (2364e3, 3208e3)
+    assert change.relation == "change" and change.amounts == (2970e3, 4105e3)
 
 
 def test_a_table_row_takes_neither_stance_nor_date_from_the_sentence_around_it() -> None:
     text = (
         "We expect to keep this allowance until December 31, 2023.62\nResults\n"
-        "Revenue\n$ 3,208 $ 2,364 Costs and expenses\n"
+        "Revenue\n$ 4,105 $ 2,970 Costs and expenses\n"
     )
     figures = extract_figures(text)
     assert [(f.stance, f.mark.when) for f in figures] == [("stated", None), ("stated", None)]
 
 
 def test_a_multiplier_word_glued_to_the_next_word_still_scales() -> None:
-    figures = extract_figures("a $13.1 milliondecrease in costs and a $10.0 millionin fees; a $2 millionaire")
-    assert [f.amount for f in figures] == pytest.approx([13.1e6, 10e6, 2])
+    figures = extract_figures("a $17.4 milliondecrease in costs and a $12.0 millionin fees; a $2 millionaire")
+    assert [f.amount for f in figures] == pytest.approx([17.4e6, 12e6, 2])
 
 
 # ---------------------------------------------------------------- session 5: cash-flow prose and footnotes

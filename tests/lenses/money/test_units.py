@@ -22,8 +22,8 @@ from ragcore.lenses.money.units import per_before, read_per
         (" for the year ended June 30, 2024", None),
         (" for the year endedJune 30, 2024", None),  # PDF text glues the date on
         (" for the year ending March 31", None),
-        # "per" written out (session 7, heldout-notes-stats): a tutor's "$15 for each hour"
-        (" for each hour she tutors", "hour"),
+        # "per" written out (session 7, heldout-notes-stats): an hourly rate written "for each hour"
+        (" for each hour worked", "hour"),
         (" for every 1,000 requests", "1000 request"),
         (" for each additional user", "user"),  # "additional" is skipped, as after "per"
         (" for each of them", None),
