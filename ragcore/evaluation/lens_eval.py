@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +22,7 @@ from ragcore.chunking import chunk_document
 from ragcore.corpus import document_files
 from ragcore.documents import load_path
 from ragcore.errors import RagcoreError
+from ragcore.evaluation.lens_units import normalise_unit
 from ragcore.lenses import Mention, money_lens, risk_lens
 from ragcore.records import Hit, Passage
 
@@ -126,58 +126,6 @@ def corpus_folder(gold: LensGold, override: Path | None = None) -> Path:
     if not folder.is_dir():
         raise RagcoreError(f"{folder}: no such folder (the corpus of lens gold {gold.name!r})")
     return folder.resolve()
-
-
-# --------------------------------------------------------------------------
-# Units
-
-_UNIT_SYNONYMS = {
-    "mo": "month",
-    "mth": "month",
-    "monthly": "month",
-    "yr": "year",
-    "annum": "year",
-    "annual": "year",
-    "annually": "year",
-    "yearly": "year",
-    "hr": "hour",
-    "hourly": "hour",
-    "daily": "day",
-    "weekly": "week",
-    "seat": "user",
-    "member": "user",
-    "team member": "user",
-    "person": "user",
-    "people": "user",
-    "license": "user",
-    "licence": "user",
-    "editor": "user",
-    "agent": "user",
-}
-_DROPPED = frozenset({"a", "an", "each", "every"})
-
-
-def _singular(word: str) -> str:
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
-
-
-def normalise_unit(unit: str | None) -> str | None:
-    """The comparison form of a unit: "per GB per month" and "GB/mo" are both "gb/month"."""
-    if unit is None:
-        return None
-    parts: list[str] = []
-    for raw in re.split(r"/|\bper\b", unit.lower()):
-        words = [w for w in raw.replace(",", "").split() if w not in _DROPPED]
-        if not words:
-            continue
-        words[-1] = _singular(words[-1])
-        part = " ".join(words)
-        parts.append(_UNIT_SYNONYMS.get(part, part))
-    if not parts or parts == ["one-time"]:
-        return None
-    return "/".join(parts)
 
 
 # --------------------------------------------------------------------------
