@@ -41,7 +41,7 @@ from ..text import (
 )
 from .bm25_counts import Counts, bigram_matrix
 from .bm25_rows import best_row_scores, continued_headers, table_row_index
-from .bm25_topk import column_max, pruned_top_k
+from .bm25_topk import column_max, kth_largest, pruned_top_k
 from .document_names import document_names
 from .line_terms import LineTerms
 from .term_blocks import TermBlock, term_block, text_blocks
@@ -432,7 +432,7 @@ def top_k(scores: np.ndarray, k: int) -> list[tuple[int, float]]:
         return []
     if positive.size > k:
         values = scores[positive]
-        cut = np.partition(values, values.size - k)[values.size - k]
+        cut = kth_largest(values, k)
         above = positive[values > cut]
         positive = np.concatenate([above, positive[values == cut][: k - above.size]])
     order = np.lexsort((positive, -scores[positive]))
