@@ -26,14 +26,25 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TypedDict, Unpack
 
 from ragcore.lenses import Lens
-from ragcore.records import ANSWERING_KINDS, Answer, AnswerSentence, Citation, Document, Hit, SentenceKind
+from ragcore.records import (
+    ANSWERING_KINDS,
+    Answer,
+    AnswerSentence,
+    Citation,
+    Document,
+    Hit,
+    Passage,
+    SentenceKind,
+)
 
 from .answerability import anchor, collection_texts, unknown_names
 from .claims import SUBJECT_COVERAGE, is_yes_no, question_disagreements
 from .disagreement import Disagreement, agreement_words, asks_agreement, disagreements, lens_conflicts
 from .relevance import Part, Scorer, Weights, answer_cue, make_part, topic_words
+from .risks import RiskReading, risk_reading
 from .semantic import Similarity
 from .units import Unit, answer_units, with_continuations
 
@@ -57,6 +68,11 @@ CANDIDATE_RATIO = 0.4
 PER_PART = 5  # units one part may take (rows of one table count once)
 MAX_ROWS = 5  # rows of one table one part may take
 RELATED = 2  # closest units shown when nothing answers
+# When the top hits answer nothing, the answer looks further: the top WIDER_K
+# hits of the same search, answered only by a unit scoring WIDER_MIN_SCORE
+# (chosen with the abstention threshold by scripts/answer_study.py).
+WIDER_K = 30
+WIDER_MIN_SCORE = 1.0
 
 
 @dataclass
@@ -195,7 +211,54 @@ def _declined(
     return out
 
 
+class AnswerOptions(TypedDict, total=False):
+    """``extractive_answer``'s settings (those of ``answer_from``)."""
+
+    reason: str
+    documents: Mapping[str, Document] | None
+    max_sentences: int
+    dense_min_score: float
+    min_score: float
+    weights: Weights | None
+    similarity: Similarity | None
+    check_names: bool
+    subject_coverage: float
+    follow_on: bool
+    keep_ratio: float
+    per_part: int
+    anchor_names: bool
+    passages: Sequence[Passage] | None
+    read_risks: bool
+
+
+Wider = Sequence[Hit] | Callable[[], Sequence[Hit]]
+
+
 def extractive_answer(
+    question: str,
+    hits: Sequence[Hit],
+    lens: Lens | None = None,
+    *,
+    wider: Wider | None = None,
+    wider_min_score: float = WIDER_MIN_SCORE,
+    **options: Unpack[AnswerOptions],
+) -> Answer:
+    """The answer from ``hits`` (``answer_from``); when it answers nothing
+    and ``wider`` hits are given (or a function searching them), the answer
+    from those instead if one of their units scores ``wider_min_score`` (a
+    name no document mentions declines either way)."""
+    answer = answer_from(question, hits, lens, **options)
+    if answer.covered or wider is None:
+        return answer
+    more = wider() if callable(wider) else wider
+    if len(more) <= len(hits):
+        return answer
+    strict = max(options.get("min_score", ANSWER_MIN_SCORE), wider_min_score)
+    again = answer_from(question, more, lens, **{**options, "min_score": strict})
+    return again if again.covered else answer
+
+
+def answer_from(
     question: str,
     hits: Sequence[Hit],
     lens: Lens | None = None,
@@ -213,12 +276,17 @@ def extractive_answer(
     keep_ratio: float = KEEP_RATIO,
     per_part: int = PER_PART,
     anchor_names: bool = True,
+    passages: Sequence[Passage] | None = None,
+    read_risks: bool = True,
 ) -> Answer:
     """The answer assembled from the retrieved passages' sentences and table rows.
 
     Disagreements are found among the chosen units by the shared rules; the
     money lens's price conflicts are added when the question asks whether
-    sources agree ("Is our pricing consistent?").
+    sources agree ("Is our pricing consistent?"). Given the collection's
+    ``passages``, a question asking for the risks of a named subject quotes
+    its documents' commitments and limitations (``risks``; off with
+    ``read_risks=False``).
     """
     del dense_min_score  # dense similarity is part of the score now
     if max_sentences < 1:
@@ -238,6 +306,9 @@ def extractive_answer(
         follow_on,
         documents if anchor_names and check_names else None,
     )
+    reading = risk_reading(question, documents, passages) if read_risks and check_names else None
+    if reading is not None:
+        per_part_units, answered = _with_risks(reading, per_part_units, answered)
     cites = _Citations()
     chosen = [u for us in per_part_units for u in us]
     names = sorted({n for ns in unknown for n in ns})
@@ -354,6 +425,20 @@ def _select(
         taken.update(id(u) for u in chosen)
         per_part.append(chosen)
     return per_part, answered
+
+
+def _with_risks(
+    reading: RiskReading, per_part: Sequence[list[Unit]], answered: Sequence[bool]
+) -> tuple[list[list[Unit]], list[bool]]:
+    """The subject's risk sentences answer the first part in place of what it
+    chose (what shares the question's words is rarely a risk: "Prepared for
+    Northgate Health Partners"); another part keeps only what it chose from
+    the subject's documents (the risks of other things do not answer "the
+    risks of X")."""
+    keys = {u.key for u in reading.units}
+    kept = [[u for u in us if u.doc in reading.documents and u.key not in keys] for us in per_part]
+    kept[0] = list(reading.units)
+    return kept, [True, *answered[1:]]
 
 
 def _answer_sentences(

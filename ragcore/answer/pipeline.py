@@ -51,7 +51,13 @@ def answer_question(
 
     def fallback(reason: str) -> Answer:
         return extractive_answer(
-            question, hits, found, reason=reason, documents=documents, similarity=similarity_for(hits)
+            question,
+            hits,
+            found,
+            reason=reason,
+            documents=documents,
+            similarity=similarity_for(hits),
+            passages=passages,
         )
 
     config = find_model(env)

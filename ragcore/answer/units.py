@@ -285,7 +285,7 @@ def answer_units(hits: Sequence[Hit], documents: Mapping[str, Document] | None =
 # what it goes on to say (Halliday and Hasan, "Cohesion in English", 1976:
 # reference and conjunction are what tie a sentence to the one before).
 _FOLLOWS = re.compile(
-    r"^\W*(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|fourth|fifth|finally|also|in addition|otherwise)\b"
+    r"^\W*(?:(?:first|second|third|fourth|fifth)(?:ly\b|\s*[,:])|(?:finally|also|in addition|otherwise)\b)"
     r"|^(?:\W*\w+\W+){0,4}?(?:it|its|they|them|their|this|that|these|those|such)\b(?!-)",
     re.IGNORECASE,
 )
@@ -294,7 +294,8 @@ FOLLOW_GAP = 1  # lines allowed between a sentence and the one it leans on
 # An enumeration's steps ("First, ...", "Second, ...") come after the sentence
 # that announces them, each step possibly with sentences of its own between.
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth")
-_STEP = re.compile(r"^\W*(first|second|third|fourth|fifth|sixth)(?:ly)?\b", re.IGNORECASE)
+# an ordinal as an adverb ("Third, ...", "Secondly"), not as an adjective ("Third parties may not ...")
+_STEP = re.compile(r"^\W*(first|second|third|fourth|fifth|sixth)(?:ly\b|\s*[,:])", re.IGNORECASE)
 STEP_WINDOW = (
     12  # sentences after the announcing one within which its steps are read (three steps of up to four)
 )

@@ -193,6 +193,7 @@ class Asking:
                 found,
                 reason=answer.reason if answer else "no model configured",
                 documents=retriever.corpus.documents,
+                passages=retriever.corpus.passages,
             )
             if answer is not None:
                 rebuilt.header = answer.header

@@ -1,5 +1,6 @@
 """The answers' development gold sets over ../shared/documents
-(eval/dev-answers.gold.json and eval/dev-answers-b.gold.json): what the
+(eval/dev-answers.gold.json, eval/dev-answers-b.gold.json and, for the
+risks of a named subject, eval/dev-risks.gold.json): what the
 extractive answer's thresholds are chosen on besides the demo. Judged by line spans only (no text of ../shared
 is copied but the short facts); every fact is a verbatim part of a grade-2
 span; unanswerable questions carry no facts. The checks that read the
@@ -20,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 GOLDS = {  # file: (answerable, unanswerable) questions it holds at least
     ROOT / "eval" / "dev-answers.gold.json": (20, 20),
     ROOT / "eval" / "dev-answers-b.gold.json": (15, 12),
+    ROOT / "eval" / "dev-risks.gold.json": (7, 0),  # risks of a named subject (session 7)
 }
 OTHERS = (ROOT / "eval" / "demo.gold.json", ROOT / "eval" / "dev-shared.gold.json", *GOLDS)
 SHARED_DOCS = ROOT / ".." / "shared" / "documents"

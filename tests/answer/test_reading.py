@@ -165,3 +165,12 @@ def test_a_conditional_answer_brings_what_holds_outside_its_condition() -> None:
     assert "Outside the trial period" in lines[first + 1]
     # "After the X," is a sequence in time, not what holds outside X
     assert "sends a short survey" not in answer.text
+
+
+def test_an_ordinal_adjective_is_no_enumeration_step() -> None:
+    from ragcore.answer.units import follows
+
+    assert follows("Third, we cannot accept the penalty.")
+    assert follows("Secondly the price rises.")
+    assert not follows("Third parties may not use the interface.")
+    assert not follows("First Avenue depots open at six.")
