@@ -223,6 +223,12 @@ def make_retriever(corpus, library):
 
 
 def _search(args):
+    corpus, _retriever, found = _search_with(args)
+    return corpus, found
+
+
+def _search_with(args):
+    """The corpus, its retriever and the search for ``args.question``."""
     from .questions import check_question
 
     args.question = check_question(args.question)  # before any indexing: a bad question costs nothing
@@ -232,7 +238,7 @@ def _search(args):
     if not corpus.passages:
         raise errors.RagcoreError("the corpus has no passages to search")
     retriever = make_retriever(corpus, library)
-    return corpus, retriever.search(args.question, args.mode, args.k)
+    return corpus, retriever, retriever.search(args.question, args.mode, args.k)
 
 
 def cmd_search(args) -> int:
@@ -264,10 +270,11 @@ def _trace_text(hit) -> str:
 
 
 def cmd_ask(args) -> int:
+    from .answer.extractive import WIDER_K
     from .answer.pipeline import answer_question
     from .curated import curated_answer
 
-    corpus, found = _search(args)
+    corpus, retriever, found = _search_with(args)
     pinned = curated_match(args, corpus) if found.hits else None
     env = {} if pinned is not None else os.environ  # a pinned answer leads: no model call
     result = answer_question(
@@ -277,6 +284,7 @@ def cmd_ask(args) -> int:
         env=env,
         documents=corpus.documents,
         passages=corpus.passages,
+        wider=lambda: retriever.search(args.question, args.mode, max(args.k, WIDER_K)).hits,
     )
     answers = [result.answer] if pinned is None else [curated_answer(pinned), result.answer]
     if args.json:
