@@ -28,6 +28,12 @@ st.set_page_config(page_title="ragcore", page_icon=str(ICON), layout="wide")
 
 from pages.views import ui  # noqa: E402 - after set_page_config, which must come first
 
+# The demo, the model and the demo's indexes load in a background thread from
+# the first run on (once per process), beside the page's own imports and the
+# browser's drawing, so the first question finds them ready (a failure is
+# logged and shown in the sidebar).
+ui.warm_up()
+
 # Each page's address is its file name (/library, /evaluation, /how_it_works):
 # on a process's first run Streamlit may run a page file alone for such an
 # address (a pages/ folder beside the entry point); ui.require_frame() then
@@ -75,7 +81,4 @@ def sidebar() -> None:
 
 navigation = st.navigation(PAGES)
 sidebar()
-try:
-    navigation.run()
-finally:
-    ui.warm_up()  # after the page has painted (also when it stopped early)
+navigation.run()

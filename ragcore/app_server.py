@@ -29,22 +29,22 @@ class RunningApp:
     pid: int
 
 
-def streamlit_command(port: int) -> list[str]:
+def streamlit_command(port: int, script: Path = REPO / "app.py") -> list[str]:
     return [
-        sys.executable, "-m", "streamlit", "run", str(REPO / "app.py"), "--server.address", "127.0.0.1",
+        sys.executable, "-m", "streamlit", "run", str(script), "--server.address", "127.0.0.1",
         "--server.port", str(port), "--server.headless", "true",
     ]  # fmt: skip
 
 
 @contextmanager
 def running_app(
-    port: int, env: Mapping[str, str], log_path: Path, deadline_s: float = 90
+    port: int, env: Mapping[str, str], log_path: Path, deadline_s: float = 90, script: Path = REPO / "app.py"
 ) -> Iterator[RunningApp]:
-    """The app once its health check answers (its output in ``log_path``);
-    the server is stopped on exit. Raises AppDidNotStart."""
+    """The app (``script``) once its health check answers (its output in
+    ``log_path``); the server is stopped on exit. Raises AppDidNotStart."""
     with open(log_path, "w") as log:
         proc = subprocess.Popen(
-            streamlit_command(port), cwd=REPO, env=dict(env), stdout=log, stderr=subprocess.STDOUT
+            streamlit_command(port, script), cwd=REPO, env=dict(env), stdout=log, stderr=subprocess.STDOUT
         )
         url = f"http://127.0.0.1:{port}"
         try:

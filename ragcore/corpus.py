@@ -22,6 +22,7 @@ from pathlib import Path
 from . import config, errors
 from .chunking import chunk_document, resolve_strategy
 from .documents import SUPPORTED_SUFFIXES
+from .documents import load_path as load_document  # in-process: only for files shipped with the app
 
 # Every file is read under the guard's limits; the plain name keeps one seam for tests.
 from .guard import load_path_guarded as load_path
@@ -112,13 +113,17 @@ def ingest_files(
     *,
     max_bytes: int | None = None,
     progress: Callable[[int, int, str], None] | None = None,
+    shipped: bool = False,
 ) -> list[IngestReport]:
     """Load and store each file; one report per file, errors included.
 
     Files are parsed under the limits of :mod:`ragcore.guard` (PDFs in a
-    worker process with a timeout and a memory cap)."""
+    worker process with a timeout and a memory cap); with ``shipped`` (files
+    that come with the app, like the demo: as trusted as its code) here, by
+    the same loader, without a worker's start-up per PDF."""
+    loaded_files = _loaded(paths, max_bytes, load_document if shipped else load_path)
     reports = []
-    for k, ((name, _path), loaded) in enumerate(zip(paths, _loaded(paths, max_bytes), strict=True)):
+    for k, ((name, _path), loaded) in enumerate(zip(paths, loaded_files, strict=True)):
         if progress:
             progress(k, len(paths), name)
         try:
@@ -137,7 +142,9 @@ def ingest_files(
 PARSE_AHEAD = 2  # files parsed at once while ingesting (each PDF in its own guarded worker)
 
 
-def _loaded(paths: list[tuple[str, Path]], max_bytes: int | None) -> Iterator[Future[Document]]:
+def _loaded(
+    paths: list[tuple[str, Path]], max_bytes: int | None, load: Callable[..., Document]
+) -> Iterator[Future[Document]]:
     """Each file's loaded document (or its error), in order, with up to
     ``PARSE_AHEAD`` files parsing at once: a worker's start-up and parse then
     overlap another's (#18: the demo's PDFs on an empty home). Look-ahead is
@@ -145,7 +152,7 @@ def _loaded(paths: list[tuple[str, Path]], max_bytes: int | None) -> Iterator[Fu
     with ThreadPoolExecutor(max_workers=PARSE_AHEAD, thread_name_prefix="ragcore-parse") as pool:
         pending: deque[Future[Document]] = deque()
         for name, path in paths:
-            pending.append(pool.submit(load_path, path, name, max_bytes=max_bytes))
+            pending.append(pool.submit(load, path, name, max_bytes=max_bytes))
             if len(pending) > PARSE_AHEAD:
                 yield pending.popleft()
         while pending:
@@ -153,10 +160,11 @@ def _loaded(paths: list[tuple[str, Path]], max_bytes: int | None) -> Iterator[Fu
 
 
 def sync_folder(
-    library: Library, collection: str, folder: Path, chunking: str = "auto"
+    library: Library, collection: str, folder: Path, chunking: str = "auto", *, shipped: bool = False
 ) -> list[IngestReport]:
     """Mirror ``folder`` into ``collection``: add new or changed files, drop
-    vanished ones, keep unchanged ones (matched by name and content hash)."""
+    vanished ones, keep unchanged ones (matched by name and content hash).
+    ``shipped``: the folder comes with the app (see :func:`ingest_files`)."""
     files = document_files(folder)
     version = parser_version()
     marker = f"parser:{collection}"
@@ -191,7 +199,7 @@ def sync_folder(
             reports.append(IngestReport(name, "error", error=failed[name][1]))
         else:
             todo.append((name, path))
-    new_reports = ingest_files(library, collection, todo, chunking)
+    new_reports = ingest_files(library, collection, todo, chunking, shipped=shipped)
     for (name, _path), report in zip(todo, new_reports, strict=True):
         if report.status == "error":
             library.record_failure(collection, name, digests[name], report.error or "")

@@ -29,11 +29,13 @@ generated or hostile file, not a document a person reads.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import select
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -43,6 +45,8 @@ from . import errors
 from .documents import kind_of, load_bytes
 from .parallel_pdf import parse_pdf_in_parts, parts_for
 from .records import Document, Passage
+
+log = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT_S = 60.0  # wall-clock seconds to parse (and chunk) one file
 DEFAULT_MEMORY_BYTES = 2 * 1024**3  # address-space cap of the worker
@@ -102,12 +106,17 @@ def parse_and_chunk_guarded(
     timeout_s: float | None = None,
     memory_bytes: int | None = None,
     max_line_bytes: int | None = None,
+    while_chunking: Callable[[Document], object] | None = None,
 ) -> Parsed:
     """Parse an upload of any kind and cut it into passages, both in the
     worker under the limits of :func:`load_bytes_guarded`: a file that parses
-    fast but chunks slowly (or into too much memory) is stopped the same way."""
+    fast but chunks slowly (or into too much memory) is stopped the same way.
+    ``while_chunking(document)`` runs here while a large PDF's chunking worker
+    works (e.g. tokenising its lines ahead); what it raises is logged, not raised."""
     resolve_strategy_name(chunking)
-    return _guarded(data, name, chunking, max_bytes, timeout_s, memory_bytes, max_line_bytes, False)
+    return _guarded(
+        data, name, chunking, max_bytes, timeout_s, memory_bytes, max_line_bytes, False, while_chunking
+    )
 
 
 def _guarded(
@@ -119,6 +128,7 @@ def _guarded(
     memory_bytes: int | None,
     max_line_bytes: int | None,
     text_in_process: bool,
+    while_chunking: Callable[[Document], object] | None = None,
 ) -> Parsed:
     kind = kind_of(name)
     if max_bytes is not None and len(data) > max_bytes:
@@ -145,8 +155,41 @@ def _guarded(
             raise
         if chunking is None:
             return Parsed(doc, None)
-        return chunk_in_worker(doc, chunking, timeout_s=timeout_s, memory_bytes=memory_bytes, proc=chunker)
+        return _chunk_meanwhile(doc, chunking, timeout_s, memory_bytes, chunker, while_chunking)
     return parse_in_worker(data, name, timeout_s=timeout_s, memory_bytes=memory_bytes, chunking=chunking)
+
+
+def _chunk_meanwhile(
+    doc: Document,
+    chunking: str,
+    timeout_s: float,
+    memory_bytes: int,
+    proc: subprocess.Popen | None,
+    meanwhile: Callable[[Document], object] | None,
+) -> Parsed:
+    """:func:`chunk_in_worker`, with ``meanwhile(doc)`` run here while the worker cuts."""
+    if meanwhile is None:
+        return chunk_in_worker(doc, chunking, timeout_s=timeout_s, memory_bytes=memory_bytes, proc=proc)
+    got: list[Parsed | BaseException] = []
+
+    def run() -> None:
+        try:
+            got.append(
+                chunk_in_worker(doc, chunking, timeout_s=timeout_s, memory_bytes=memory_bytes, proc=proc)
+            )
+        except BaseException as exc:  # re-raised in the caller's thread below
+            got.append(exc)
+
+    worker = threading.Thread(target=run, name="ragcore-chunk", daemon=True)
+    worker.start()
+    try:
+        meanwhile(doc)
+    except Exception:  # work done ahead only saves time later; the upload goes on without it
+        log.exception("work alongside chunking %s failed", doc.name)
+    worker.join()
+    if isinstance(got[0], BaseException):
+        raise got[0]
+    return got[0]
 
 
 def chunk_in_worker(

@@ -20,12 +20,24 @@ from __future__ import annotations
 
 import io
 import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pypdf
 from pypdf import get_configuration
 from pypdf._utils import read_until_regex, skip_over_comment
-from pypdf.generic import ArrayObject, ContentStream, FloatObject, NameObject, NullObject, NumberObject
+from pypdf.generic import (
+    ArrayObject,
+    ContentStream,
+    DictionaryObject,
+    FloatObject,
+    NameObject,
+    NullObject,
+    NumberObject,
+)
 from pypdf.generic import _data_structures as _pypdf_objects
+from pypdf.generic._font import Font
 from pypdf.generic._image_inline import read_inline_image
 from pypdf.generic._utils import StreamParsingBudget, create_string_object, read_hex_string_from_stream
 
@@ -55,7 +67,41 @@ _ELEMENT = re.compile(
 _OPERATOR_MAX = 100  # below pypdf's 128-byte operator limit, counted in 16-byte reads
 _NAME_MAX = 4000  # below pypdf's 4096-byte name limit
 _PYPDF_PARSE = ContentStream._parse_content_stream
+_PYPDF_FONT = Font.from_font_resource.__func__
+# The operators PageObject._extract_text acts on (its TextExtraction handlers and
+# the ones its loop rewrites into them); with no visitor every other one
+# (paths, colours, marked content) is skipped there, so text_only() drops them.
+TEXT_OPERATORS = frozenset(
+    (b"BT", b"ET", b"q", b"Q", b"cm", b"Tz", b"Tc", b"Tw", b"TL", b"Tf", b"Td", b"Tm", b"T*", b"Tj")
+) | frozenset((b"'", b'"', b"TJ", b"TD", b"Do"))
+_TEXT_ONLY = threading.local()  # .fonts: the Font of each font dictionary read so far, or None
 _installed = False
+
+
+@contextmanager
+def text_only() -> Iterator[None]:
+    """Within: content streams keep only the operations text extraction
+    reads, and a font dictionary met again (on another page) gives the Font
+    read the first time. For extract_text without visitors, in one thread;
+    the same text, with less parsing."""
+    _TEXT_ONLY.fonts = {}
+    try:
+        yield
+    finally:
+        _TEXT_ONLY.fonts = None
+
+
+def _font_from_resource(cls: type[Font], pdf_font_dict: DictionaryObject) -> Font:
+    """Font.from_font_resource, read once per font dictionary inside text_only()."""
+    fonts = getattr(_TEXT_ONLY, "fonts", None)
+    if fonts is None:
+        return _PYPDF_FONT(cls, pdf_font_dict)
+    # Keyed by identity, the dictionary held so its id is not reused: the
+    # reader gives one object per indirect font, and extraction only reads it.
+    seen = fonts.get(id(pdf_font_dict))
+    if seen is None or seen[0] is not pdf_font_dict:
+        seen = fonts[id(pdf_font_dict)] = (pdf_font_dict, _PYPDF_FONT(cls, pdf_font_dict))
+    return seen[1]
 
 
 def read_hex_string(stream, forced_encoding=None):
@@ -163,12 +209,15 @@ class _Reader:
 
 
 def parse_content_stream(self: ContentStream, stream) -> None:
-    """ContentStream._parse_content_stream of pypdf 7.1.1, the same operations."""
+    """ContentStream._parse_content_stream of pypdf 7.1.1, the same operations
+    (inside :func:`text_only`: only the operations text extraction reads)."""
     if type(stream) is not io.BytesIO:
         return _PYPDF_PARSE(self, stream)
     budget = StreamParsingBudget(remaining_budget=get_configuration().stream_parsing_work_maximum_count)
     reader = _Reader(stream, self.forced_encoding, budget)
     data, operands = reader.data, []
+    # Text only: numbers wait as their bytes until their operator is known to be kept.
+    deferred = getattr(_TEXT_ONLY, "fonts", None) is not None
     while True:
         m = _TOKEN.match(data, reader.pos)
         kind = m.lastgroup
@@ -178,7 +227,7 @@ def parse_content_stream(self: ContentStream, stream) -> None:
             run = m.group(kind)
             if len(run) < min(20, len(data) - m.start(kind)):  # pypdf reads 20 bytes ahead
                 self._check_limits(parsing_budget=budget, token_decrement=1)
-                operands.append(FloatObject(run) if b"." in run else NumberObject(run))
+                operands.append(run if deferred else FloatObject(run) if b"." in run else NumberObject(run))
                 reader.pos = m.end()
                 continue
         if kind == "comment":  # to the end of the line, the line break included
@@ -189,12 +238,19 @@ def parse_content_stream(self: ContentStream, stream) -> None:
                 _inline_image(self, reader, operands)
                 continue
             self._check_limits(parsing_budget=budget, token_decrement=1)
-            self._operations.append((operands, operator))
+            if not deferred:
+                self._operations.append((operands, operator))
+            elif operator in TEXT_OPERATORS:
+                self._operations.append(([_number(v) if type(v) is bytes else v for v in operands], operator))
             operands = []
         else:
             self._check_limits(parsing_budget=budget, token_decrement=1)
             operands.append(reader.token(m, None if kind == "other" else kind))
     stream.seek(len(data))
+
+
+def _number(run: bytes) -> FloatObject | NumberObject:
+    return FloatObject(run) if b"." in run else NumberObject(run)
 
 
 def _inline_image(self: ContentStream, reader: _Reader, operands: list) -> None:
@@ -216,5 +272,6 @@ def install() -> bool:
         return False
     _pypdf_objects.read_hex_string_from_stream = read_hex_string
     ContentStream._parse_content_stream = parse_content_stream
+    Font.from_font_resource = classmethod(_font_from_resource)
     _installed = True
     return True

@@ -6,6 +6,7 @@ share one file (:mod:`ragcore.guard`), then assembled in page order.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import logging
 import re
@@ -95,12 +96,13 @@ def pdf_page_texts(data: bytes, name: str, part: int = 0, parts: int = 1) -> Pdf
     from pypdf import PdfReader
     from pypdf.errors import FileNotDecryptedError, PdfReadError, PdfStreamError
 
-    from .pdf_speed import install
+    from .pdf_speed import install, text_only
 
-    install()  # pypdf's hex-string reader, faster (same text)
+    # pypdf's content readers, faster (same text); text_only: no visitors here
+    fast = text_only() if install() else contextlib.nullcontext()
     if b"%PDF" not in data[:1024]:
         raise errors.CorruptPdf(name, "this is not a PDF (no %PDF header)")
-    with _pypdf_log() as warnings:
+    with _pypdf_log() as warnings, fast:
         try:
             reader = PdfReader(io.BytesIO(data), strict=False)
             _decrypt(reader, name)

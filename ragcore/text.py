@@ -134,12 +134,22 @@ def search_terms(
     identifier as one more token (its parts stay tokens too), and every
     amount's bare number ("$1,199" gives "$1199" and "1199") so a figure
     written with or without its unit meets."""
+    out, amounts, codes = search_term_parts(text, stemming=stemming, stop_words=stop_words, whole=whole)
+    return out + amounts + codes
+
+
+def search_term_parts(
+    text: str, *, stemming: bool = True, stop_words: frozenset[str] = ENGLISH_STOP_WORDS, whole: bool = True
+) -> tuple[list[str], list[str], list[str]]:
+    """``search_terms`` in its three parts: the tokens, the amounts' bare
+    numbers, the identifiers (the last two empty without ``whole``). No part
+    joins text across a line break, so a text's parts are its lines' parts
+    joined (ragcore.retrieval.line_terms relies on it; tests/retrieval/test_line_terms.py)."""
     out = tokenize(text, stemming=stemming, stop_words=stop_words)
     if not whole:
-        return out
-    extra = [t.lstrip("$€£¥").rstrip("%") for t in out if t[:1] in "$€£¥" or t.endswith("%")]
-    extra += [code for code in identifiers(text) if code not in stop_words]
-    return out + extra
+        return out, [], []
+    amounts = [t.lstrip("$€£¥").rstrip("%") for t in out if t[:1] in "$€£¥" or t.endswith("%")]
+    return out, amounts, [code for code in identifiers(text) if code not in stop_words]
 
 
 def content_words(text: str) -> set[str]:

@@ -1,6 +1,6 @@
 """App cold start and memory under use, measured in Chromium (#18).
 
-    python scripts/cold_start.py [--home DIR] [--sessions 8 --questions 100] [--json]
+    python scripts/cold_start.py [--home DIR] [--sessions 8 --questions 100] [--runs N] [--floor] [--json]
 
 1. Cold start: Chromium (``/usr/bin/chromium``, Python playwright) is
    launched first; the clock starts when ``streamlit run app.py`` is
@@ -14,6 +14,11 @@
    Streamlit sessions) ask N questions round-robin, taken from the demo
    gold set; the app's RSS is printed before and after, and its growth.
 
+``--runs N`` repeats the measurement in N fresh server processes (a new
+empty home for each, unless ``--home``) and adds the median. ``--floor``
+times a one-line Streamlit app the same way (spawn to its text on the page):
+the part of the cold start that is Streamlit's own on this machine.
+
 Chromium must exist at ``/usr/bin/chromium`` (or ``RAGCORE_CHROMIUM``); the
 script never downloads a browser.
 """
@@ -24,6 +29,7 @@ import argparse
 import json
 import os
 import socket
+import statistics
 import sys
 import tempfile
 import time
@@ -45,6 +51,15 @@ def rss_mb(pid: int) -> float:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) / 1024
     return float("nan")
+
+
+def cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) used so far by process ``pid`` and its
+    waited-for children: a figure of the work done, steadier than wall time
+    on a loaded machine."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+        fields = fh.read().rsplit(")", 1)[1].split()
+    return sum(int(v) for v in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
 def free_port() -> int:
@@ -115,6 +130,40 @@ def growth(browser, url: str, pid: int, sessions: int, questions: int) -> dict[s
     }
 
 
+FLOOR_TEXT = "ragcore cold-start floor"
+
+
+def floor_app(home: Path) -> Path:
+    """A one-line Streamlit app, written into ``home``."""
+    script = home / "floor_app.py"
+    script.write_text(f"import streamlit as st\n\nst.write({FLOOR_TEXT!r})\n", encoding="utf-8")
+    return script
+
+
+def measure_floor(home: Path) -> dict[str, object]:
+    """Seconds from spawning ``streamlit run`` on the one-line app to its text in Chromium."""
+    from playwright.sync_api import sync_playwright
+
+    script = floor_app(home)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-dev-shm-usage"]
+        )
+        tab = browser.new_page(viewport={"width": 1400, "height": 900})
+        t0 = time.perf_counter()
+        with running_app(free_port(), app_env(home), home / "floor.log", 300, script) as app:
+            healthy = time.perf_counter() - t0
+            tab.goto(app.url)
+            tab.get_by_text(FLOOR_TEXT).wait_for(timeout=TIMEOUT_MS)
+            result: dict[str, object] = {
+                "first_render_s": round(time.perf_counter() - t0, 2),
+                "health_check_s": round(healthy, 2),
+                "server_cpu_s": round(cpu_s(app.pid), 2),
+            }
+        browser.close()
+    return result
+
+
 def measure(home: Path, sessions: int, questions: int) -> dict[str, object]:
     from playwright.sync_api import sync_playwright
 
@@ -132,6 +181,7 @@ def measure(home: Path, sessions: int, questions: int) -> dict[str, object]:
             result: dict[str, object] = {
                 "first_answer_s": round(time.perf_counter() - t0, 2),
                 "health_check_s": round(healthy, 2),
+                "server_cpu_s": round(cpu_s(app.pid), 2),
                 "rss_demo_loaded_mb": round(rss_mb(app.pid), 1),
             }
             if questions > 0:
@@ -140,28 +190,49 @@ def measure(home: Path, sessions: int, questions: int) -> dict[str, object]:
     return result
 
 
+def one_run(args: argparse.Namespace) -> dict[str, object]:
+    with tempfile.TemporaryDirectory(prefix="ragcore-cold-") as tmp:
+        home = Path(args.home) if args.home else Path(tmp)
+        home.mkdir(parents=True, exist_ok=True)
+        state = "given" if any(home.iterdir()) else "empty"  # empty: the first start ever
+        if args.floor:
+            result = {"app": "one-line floor", **measure_floor(Path(tmp))}
+        else:
+            result = {"home": state, **measure(home, args.sessions, args.questions)}
+    result["load_average"] = [round(x, 2) for x in os.getloadavg()]
+    result["date"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    return result
+
+
+def show(result: dict[str, object], as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(result), flush=True)
+    else:
+        for key, value in result.items():
+            print(f"{key:20} {value}")
+        print(flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--home", help="library home (default: an empty temporary one)")
     parser.add_argument("--sessions", type=int, default=8)
     parser.add_argument("--questions", type=int, default=0, help="questions for the RSS growth check")
+    parser.add_argument("--runs", type=int, default=1, help="fresh server processes to time (median added)")
+    parser.add_argument("--floor", action="store_true", help="time a one-line Streamlit app instead")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if not CHROMIUM.is_file():
         print(f"no Chromium at {CHROMIUM}", file=sys.stderr)
         return 2
-    with tempfile.TemporaryDirectory(prefix="ragcore-cold-") as tmp:
-        home = Path(args.home) if args.home else Path(tmp)
-        home.mkdir(parents=True, exist_ok=True)
-        state = "given" if any(home.iterdir()) else "empty"  # empty: the first start ever
-        result = {"home": state, **measure(home, args.sessions, args.questions)}
-    result["load_average"] = [round(x, 2) for x in os.getloadavg()]
-    result["date"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    if args.json:
-        print(json.dumps(result))
-    else:
-        for key, value in result.items():
-            print(f"{key:20} {value}")
+    key = "first_render_s" if args.floor else "first_answer_s"
+    times = []
+    for _ in range(max(1, args.runs)):
+        result = one_run(args)
+        times.append(float(result[key]))  # type: ignore[arg-type]
+        show(result, args.json)
+    if len(times) > 1:
+        show({"runs": len(times), key: times, "median_s": round(statistics.median(times), 2)}, args.json)
     return 0
 
 

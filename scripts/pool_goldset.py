@@ -73,6 +73,7 @@ from ragcore.evaluation.goldset import (  # noqa: E402
     load_goldset,
     resolve_spans,
 )
+from ragcore.evaluation.run import Unit  # noqa: E402
 from ragcore.records import Passage  # noqa: E402
 from ragcore.text import content_words  # noqa: E402
 
@@ -179,7 +180,7 @@ def pool_records(
     depth: int,
     seed: int,
     graded: Mapping[str, Mapping[str, int]],
-    unit: str = "passage",
+    unit: Unit = "passage",
 ) -> list[dict[str, Any]]:
     """The blind sheet's records: for each question, the union of every
     ranker's top ``depth`` passages that the evaluation does not grade for it,

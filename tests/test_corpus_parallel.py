@@ -40,3 +40,25 @@ def test_files_parse_at_once_and_are_stored_and_reported_in_order(tmp_path, monk
     assert [r.status for r in reports].count("error") == 1 and reports[3].status == "error"
     assert [d.name for d in library.list_documents("c")] == [n for n in names if n != "note-3.md"]
     assert most == corpus.PARSE_AHEAD  # never more at once, and not one at a time
+
+
+def test_shipped_files_load_here_and_store_what_the_guarded_load_stores(tmp_path, monkeypatch):
+    from ragcore.services.common import DEMO_DIR
+
+    stored = {}
+    for shipped in (False, True):
+        library = Library(tmp_path / f"home-{shipped}")
+        reports = corpus.sync_folder(library, "demo", DEMO_DIR, shipped=shipped)
+        docs = {i.name: library.get_document("demo", i.name) for i in library.list_documents("demo")}
+        stored[shipped] = (reports, docs, library.passages("demo"))
+    assert stored[True] == stored[False]
+    assert (
+        sum(d.kind == "pdf" for d in stored[True][1].values()) >= 3
+    )  # the PDFs the guard would start workers for
+
+    def guarded(*args, **kwargs):
+        raise AssertionError("a shipped file went to the guarded loader")
+
+    monkeypatch.setattr(corpus, "load_path", guarded)
+    reports = corpus.sync_folder(Library(tmp_path / "again"), "demo", DEMO_DIR, shipped=True)
+    assert all(r.status == "added" for r in reports)

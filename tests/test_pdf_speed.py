@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import io
 
 import pypdf
@@ -132,3 +133,60 @@ def test_same_operations_on_every_page_of_a_10k() -> None:
         assert _operations(raw, pdf_speed.parse_content_stream) == _operations(raw, pdf_speed._PYPDF_PARSE), (
             number
         )
+
+
+def _text_operations(data: bytes) -> object:
+    with pdf_speed.text_only():
+        return _operations(data, pdf_speed.parse_content_stream)
+
+
+def _kept(operations: object) -> object:
+    """pypdf's operations (as _deep gives them) without those text extraction skips."""
+    if operations[0] == "raised":
+        return ("raised", *operations[1:3], _kept(operations[3]))
+    kind, ops = operations  # each op as _deep gives it: ("tuple", (operands, ("bytes", repr(operator))))
+    keep = pdf_speed.TEXT_OPERATORS | {b"INLINE IMAGE"}  # an inline image is read past, and kept
+    return kind, tuple(op for op in ops if ast.literal_eval(op[1][1][1]) in keep)
+
+
+def test_text_operators_are_all_that_text_extraction_reads() -> None:
+    from pypdf._text_extraction._text_extractor import TextExtraction
+
+    handled = set(TextExtraction().operation_handlers)
+    assert handled <= pdf_speed.TEXT_OPERATORS
+    # The rest are the operators PageObject._extract_text's loop rewrites into them.
+    assert pdf_speed.TEXT_OPERATORS - handled == {b"'", b'"', b"TJ", b"TD", b"Do"}
+
+
+@pytest.mark.parametrize("data", STREAMS)
+def test_text_only_keeps_pypdfs_text_operations(data: bytes) -> None:
+    assert _text_operations(data) == _kept(_operations(data, pdf_speed._PYPDF_PARSE))
+
+
+def test_text_only_keeps_pypdfs_text_operations_of_a_10k() -> None:
+    from pypdf import PdfReader
+
+    data = require_shared(SHARED_DIR / "documents" / "sec-10k" / "uber_2021_10k.pdf").read_bytes()
+    reader = PdfReader(io.BytesIO(data), strict=False)
+    dropped = 0
+    for number in range(0, len(reader.pages), 7):
+        raw = reader.pages[number].get_contents().get_data()
+        theirs = _operations(raw, pdf_speed._PYPDF_PARSE)
+        assert _text_operations(raw) == _kept(theirs), number
+        dropped += len(theirs[1]) - len(_kept(theirs)[1])
+    assert dropped > 1000  # paths and colours were there to drop
+
+
+def test_text_only_reads_each_font_dictionary_once() -> None:
+    from pypdf.generic import DictionaryObject, NameObject
+    from pypdf.generic._font import Font
+
+    font = DictionaryObject(
+        {NameObject("/Subtype"): NameObject("/Type1"), NameObject("/BaseFont"): NameObject("/Helvetica")}
+    )
+    assert Font.from_font_resource(font) is not Font.from_font_resource(font)
+    with pdf_speed.text_only():
+        first = Font.from_font_resource(font)
+        assert Font.from_font_resource(font) is first
+        assert Font.from_font_resource(DictionaryObject(font)) is not first
+    assert Font.from_font_resource(font) is not first

@@ -87,9 +87,10 @@ def _workspace(home: str) -> Workspace:
 
 
 def warm_up() -> None:
-    """Load the model and the demo's dense index in a background thread, once
-    per process; called after the first page has painted, so the first
-    question finds them ready (a failure is logged and shown in the sidebar)."""
+    """Load the demo, the model and the demo's dense index in a background
+    thread, once per process; called by app.py before the page runs, so they
+    load beside the page's imports and the first question finds them ready (a
+    failure is logged and shown in the sidebar)."""
     workspace().start_warm_up()
 
 

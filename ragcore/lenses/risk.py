@@ -40,6 +40,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ragcore.lenses.contradiction import Statement, contradicts, statement
+from ragcore.lenses.risk_text import GLUED_NEGATOR, broken_spans, in_condition, is_glued_negator, unbreak
 from ragcore.lenses.spans import collapse, line_bounds, passage_lines, phrase_bounds, sentence_at
 from ragcore.records import Hit
 from ragcore.text import sentence_spans
@@ -67,12 +68,15 @@ ABSOLUTES: tuple[tuple[str, str, str], ...] = (
 )
 _EDGE_L, _EDGE_R = r"(?<![A-Za-z0-9-])", r"(?![A-Za-z0-9-])"  # "_never_" is the word never
 # after "%" a letter is the next word glued on by PDF text ("100%EVs")
-_TERM = re.compile(
-    "|".join(
-        rf"(?P<t{i}>{_EDGE_L}(?:{pattern})(?:(?<=%)|{_EDGE_R}))"
-        for i, (_, _, pattern) in enumerate(ABSOLUTES)
-    ),
-    re.IGNORECASE,
+_TERM, _TERM_GLUED = (
+    re.compile(
+        "|".join(
+            rf"(?P<t{i}>{edge}(?:{pattern})(?:(?<=%)|{_EDGE_R}))"
+            for i, (_, _, pattern) in enumerate(ABSOLUTES)
+        ),
+        re.IGNORECASE,
+    )
+    for edge in (_EDGE_L, "")  # the second: right after a negator glued to it ("notalways")
 )
 # Bare quantifiers inside a commitment.
 _PARTICIPLE = (
@@ -83,12 +87,16 @@ _QUANTIFIED = re.compile(
     # or a Markdown heading's marks ("## All plans are priced ...")
     r"(?:^|(?<=[,;:.*\-–—)“\"#])\s*|\b(?:and|but|that|not)\s+)(?P<q>all|every|any|everything)\b"
     # legal English writes "shall be" for "will be" ("Any dispute ... shall be resolved by the courts of")
-    rf"[^.;:,]{{0,60}}?\b(?:is|are|(?:will|shall)\s+be|gets?|get)\s+(?:\w+ly\s+)?{_PARTICIPLE}\b",
+    # not the verb of a relative clause inside the subject ("any action ... that is governed by";
+    # "all of which are resolved" is the subject's own verb)
+    rf"[^.;:,]{{0,60}}?\b(?<!\bthat )(?<!\bwho )(?<!(?<!\bof) which )"
+    rf"(?:is|are|(?:will|shall)\s+be|gets?|get)\s+(?:\w+ly\s+)?{_PARTICIPLE}\b",
     re.IGNORECASE | re.MULTILINE,
 )
 _MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
 _DEADLINE = re.compile(
-    r"\b(?P<q>must|will|shall)\b(?:\s+not)?[^.;]{0,60}?"
+    # "we'll" is "we will": "We'll delete the content ... within 60 days"
+    r"(?P<q>\b(?:must|will|shall)\b|\b[A-Za-z]+['’]ll\b)(?:\s+not)?[^.;]{0,60}?"
     r"(?:\bwithin\s+(?:\d+|one|two|three|four|five|ten|thirty)\b"
     # a date as the deadline: "must be in EVs by the end of 2030", "will ... by March 1, 2025"
     rf"|\bby\s+(?:the\s+end\s+of\s+)?(?:(?:{_MONTHS})\s+(?:\d{{1,2}},\s*)?)?(?:19|20)\d\d\b)",
@@ -221,7 +229,7 @@ def _negator_before(text: str, clause_start: int, start: int, taken: list[tuple[
         word = m.group().lower().replace("’", "'")
         if word in _TERMINATORS:
             return None
-        if word in _NEGATORS:
+        if word in _NEGATORS or is_glued_negator(word):  # "wecannot guarantee" in PDF text
             return clause_start + m.start()
     subject = _NEGATED_SUBJECT.match(text, clause_start, start)
     if subject is None or any(a <= subject.start("neg") < b for a, b in taken):
@@ -272,17 +280,42 @@ def _is_claim(text: str, start: int, end: int, family: str, line: tuple[int, int
     return not (_REFERENCE.search(before) or _REFERENCE_AFTER.match(text, end))
 
 
+def _term_matches(text: str) -> list[tuple[re.Match[str], int, int]]:
+    """Listed words with their (start, end): as written, across a PDF line
+    break inside the word ("nev" / "er"), and right after a glued negator
+    ("notalways", "cannotguarantee")."""
+    found = [(m, m.start(), m.end()) for m in _TERM.finditer(text)]
+    found += list(broken_spans(text, _TERM))
+    for g in GLUED_NEGATOR.finditer(text):
+        if (m := _TERM_GLUED.match(text, g.end())) is not None:
+            found.append((m, m.start(), m.end()))
+    return found
+
+
+def _continues_line(text: str, at: int) -> bool:
+    """Whether a lower-case word at ``at`` starts a line that continues the
+    sentence of the line above (PDF text wraps anywhere: "... exclusive forum
+    for" / "any action")."""
+    line = line_bounds(text, at)
+    if line[0] == 0 or text[line[0] : at].strip():
+        return False
+    above = text[line_bounds(text, line[0] - 1)[0] : line[0] - 1].rstrip()
+    if not above or above.lstrip().startswith(("#", "|")) or text[at].isupper():
+        return False  # a capital starts a sentence, after a line with no stop too (a URL, a title)
+    return above[-1].isalnum() or above[-1] == ","
+
+
 def _candidates(text: str) -> list[tuple[str, str, int, int]]:
     """(family, kind, start, end) of every listed absolute and commitment, in order."""
     found = []
-    for m in _TERM.finditer(text):
+    for m, start, end in _term_matches(text):
         index = int(next(k for k, v in m.groupdict().items() if v is not None)[1:])
         family, kind, _ = ABSOLUTES[index]
-        if _is_claim(text, m.start(), m.end(), family, line_bounds(text, m.start())):
-            found.append((family, kind, m.start(), m.end()))
+        if _is_claim(text, start, end, family, line_bounds(text, start)):
+            found.append((family, kind, start, end))
     for pattern, family in ((_QUANTIFIED, "all"), (_DEADLINE, "must")):
         for m in pattern.finditer(text):
-            if family == "all" and _DISCLAIMED.match(text, m.end()):
+            if family == "all" and (_DISCLAIMED.match(text, m.end()) or _continues_line(text, m.start("q"))):
                 continue
             found.append((family, "plain", m.start("q"), m.end("q")))
     return sorted((f for f in found if not _unchosen(text, f[2])), key=lambda f: f[2])
@@ -317,6 +350,8 @@ def find_absolutes(text: str) -> list[TermMatch]:
         line = line_bounds(text, start)
         clause = _clause(text, start, end, line)
         sentence = sentence_at(spans, start, line)
+        if in_condition(text, sentence, start, end):
+            continue  # "unless ... our operations are fully compliant" claims nothing
         neg = (
             None
             if kind == "negative"
@@ -331,7 +366,7 @@ def find_absolutes(text: str) -> list[TermMatch]:
             TermMatch(
                 term=family,
                 polarity=-1 if negated else 1,
-                wording=collapse(text[neg if neg is not None else start : end]),
+                wording=collapse(unbreak(text[neg if neg is not None else start : end])),
                 negated=negated,
                 subject=_subject(text, clause, start, end),
                 start=start,
@@ -403,7 +438,7 @@ def _findings(hits: Sequence[Hit]) -> list[Finding]:
                     tm.term, tm.wording, tm.negated, tm.subject, collapse(p.text[tm.phrase_start : tm.phrase_end]),
                     p.doc, first, last, p.label, p.pages, p.start + tm.start, hit.rank, tm.polarity,
                     sentence=p.start + tm.sentence_start,
-                    matched=p.text[tm.start : tm.end],
+                    matched=unbreak(p.text[tm.start : tm.end]),
                 )
             )  # fmt: skip
     return findings

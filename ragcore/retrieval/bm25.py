@@ -41,8 +41,9 @@ from ..text import (
 )
 from .bm25_counts import Counts, bigram_matrix
 from .bm25_rows import best_row_scores, continued_headers, table_row_index
-from .bm25_topk import column_max, pruned_top_k
+from .bm25_topk import column_max, kth_largest, pruned_top_k
 from .document_names import document_names
+from .line_terms import LineTerms
 from .term_blocks import TermBlock, term_block, text_blocks
 
 
@@ -250,7 +251,9 @@ class BM25Index:
     ) -> BM25Index:
         params = params or BM25Params()
         heading_lists = None if headings is None else [params.terms(h) for h in headings]
-        return cls([], heading_lists, params, blocks=text_blocks(texts, params, BUILD_BLOCK))
+        # The same terms as params.terms, from lines tokenised ahead when there are (line_terms).
+        bodies = LineTerms(params.stemming, params.stop_list, params.whole_identifiers)
+        return cls([], heading_lists, params, blocks=text_blocks(texts, bodies, BUILD_BLOCK))
 
     def query_tokens(self, query: str) -> list[str]:
         tokens = self.params.terms(query) + self.known_identifiers(query) * self.params.identifier_boost
@@ -429,7 +432,7 @@ def top_k(scores: np.ndarray, k: int) -> list[tuple[int, float]]:
         return []
     if positive.size > k:
         values = scores[positive]
-        cut = np.partition(values, values.size - k)[values.size - k]
+        cut = kth_largest(values, k)
         above = positive[values > cut]
         positive = np.concatenate([above, positive[values == cut][: k - above.size]])
     order = np.lexsort((positive, -scores[positive]))

@@ -13,7 +13,8 @@ are identical to scoring everything. After the last term the bound is 0, so
 a query that never prunes still ends with a few exact re-scores. When the
 candidates are too many to re-score cheaply, the caller scores every passage
 as before. The partial scores live in a per-thread array reset row by row
-(by one fill when the rows summed are many).
+(by one fill when the rows summed are many). A large index is searched as
+one span of rows per core at once, each span's exact top k merged.
 """
 
 from __future__ import annotations
@@ -21,10 +22,13 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import sparse
+
+from . import dense as _dense  # its span runner: one span of rows per core
 
 if TYPE_CHECKING:
     from .bm25 import BM25Index
@@ -38,6 +42,10 @@ RESCORE_COST = 16
 # Past len(partial) / RESET_FILL_SHARE summed postings, the partial scores are
 # reset by one fill rather than row by row (speed only; all zeros either way).
 RESET_FILL_SHARE = 8
+# Rows are split into spans searched at once (one per core) in multiples of
+# this many, from two whole blocks a span on: below about 131,000 passages a
+# thread's start is not repaid. Speed only: every split gives the same top k.
+SPAN_BLOCK = 65_536
 
 
 def column_max(matrix: sparse.csc_matrix) -> np.ndarray:
@@ -81,15 +89,32 @@ def exact_scores(index: BM25Index, uniq: np.ndarray, counts: np.ndarray, rows: n
 
 
 def _add_column(
-    out: np.ndarray, matrix: sparse.csc_matrix, col: int, factor: float, added: list[np.ndarray]
+    out: np.ndarray, matrix: sparse.csc_matrix, span: tuple[int, int], factor: float, added: list[np.ndarray]
 ) -> int:
-    """``out += matrix[:, col] * factor`` in place (a column's rows are
-    distinct); the rows go to ``added``. Returns how many there were."""
-    start, end = int(matrix.indptr[col]), int(matrix.indptr[col + 1])
+    """``out += matrix[:, col] * factor`` in place over the column's stored
+    positions ``span`` (a column's rows are distinct); the rows go to
+    ``added``. Returns how many there were."""
+    start, end = span
     rows = matrix.indices[start:end]
-    out[rows] += matrix.data[start:end] * factor
+    values = matrix.data[start:end]
+    out[rows] += values if factor == 1.0 else values * factor  # x * 1.0 is x: one pass fewer
     added.append(rows)
     return end - start
+
+
+def _positions(matrix: sparse.csc_matrix, cols: np.ndarray, first: int, last: int) -> list[tuple[int, int]]:
+    """For each of ``cols``, the stored positions of its rows in ``first..last-1``
+    (a column's rows are sorted)."""
+    out = []
+    for col in cols.tolist():
+        start, end = int(matrix.indptr[col]), int(matrix.indptr[col + 1])
+        if first > 0 or last < matrix.shape[0]:
+            held = matrix.indices[start:end]
+            # The bounds in the column's dtype: a wider one casts the whole column (same positions).
+            lo, hi = np.searchsorted(held, np.asarray([first, last], dtype=held.dtype)).tolist()
+            start, end = start + lo, start + hi
+        out.append((start, end))
+    return out
 
 
 def _bounds(index: BM25Index, uniq: np.ndarray, counts: np.ndarray, maxima: np.ndarray) -> np.ndarray:
@@ -105,7 +130,10 @@ def pruned_top_k(index: BM25Index, ids: np.ndarray, k: int) -> list[tuple[int, f
     Terms are summed from the shortest column up; after each, the longer
     terms not yet summed are bounded, and the search stops as soon as their
     bound falls below the k-th best partial score (after the last term the
-    bound is 0), then re-scores the few rows that can still reach the top k."""
+    bound is 0), then re-scores the few rows that can still reach the top k.
+    A large index is split into one span of rows per core, searched at once
+    (numpy lets go of the interpreter lock): each span's exact top k, and the
+    k best of those by (score, row) are the whole index's top k."""
     maxima = getattr(index, "column_max", None)
     if maxima is None or k <= 0 or not len(ids) or not index.size or index.idf.min() < 0:
         return None  # pruning needs every contribution >= 0 and the stored column maxima
@@ -113,56 +141,93 @@ def pruned_top_k(index: BM25Index, ids: np.ndarray, k: int) -> list[tuple[int, f
     lengths = index.matrix.indptr[uniq + 1] - index.matrix.indptr[uniq]
     by_length = np.argsort(lengths, kind="stable")
     bounds = _bounds(index, uniq, counts, maxima)[by_length]
-    rest = np.append(np.cumsum(bounds[::-1])[::-1], 0.0)  # bound of terms i.. on; 0 after the last
+    terms = _Terms(uniq, counts, by_length, bounds, np.append(np.cumsum(bounds[::-1])[::-1], 0.0))
+    tops: dict[int, list[tuple[int, float]] | None] = {}
+    with _scratch(index.size) as partial:  # the spans' rows are disjoint: one array serves all
+
+        def span_top(first: int, last: int) -> None:
+            tops[first] = _span_top(index, terms, k, partial, first, last)
+
+        _dense._in_parallel(span_top, index.size, SPAN_BLOCK)
+    if any(top is None for top in tops.values()):
+        return None
+    if len(tops) == 1:
+        return next(iter(tops.values()))
+    merged = [hit for first in sorted(tops) for hit in tops[first] or []]
+    return sorted(merged, key=lambda hit: (-hit[1], hit[0]))[:k]
+
+
+@dataclass(frozen=True)
+class _Terms:
+    """A query's distinct terms, how often each occurs, their order (shortest
+    column first), each one's bound in that order, and the bound of terms i.. on."""
+
+    uniq: np.ndarray
+    counts: np.ndarray
+    by_length: np.ndarray
+    bounds: np.ndarray
+    rest: np.ndarray
+
+
+def _span_top(
+    index: BM25Index, terms: _Terms, k: int, partial: np.ndarray, first: int, last: int
+) -> list[tuple[int, float]] | None:
+    """The exact top k of rows ``first..last-1``, or None when scoring every
+    passage is cheaper; ``partial`` (zeros there) is left all zeros there."""
+    order = terms.uniq[terms.by_length]
+    body = _positions(index.matrix, order, first, last)
+    heading = _positions(index.heading, order, first, last)
     # Re-scoring a candidate looks it up in every term's column; past this
     # many candidates, scoring every passage (the columns' postings, then two
     # passes over the collection) costs less.
-    most = max(k, int((lengths.sum() + 2 * index.size) / (RESCORE_COST * len(uniq))))
+    postings = sum(end - start for start, end in body)
+    most = max(k, int((postings + 2 * (last - first)) / (RESCORE_COST * len(order))))
     added: list[np.ndarray] = []
-    with _scratch(index.size) as partial:
-        try:
-            rows = _summed_candidates(index, uniq, counts, by_length, bounds, rest, k, most, partial, added)
-        finally:
-            # The scratch array goes back to all zeros: row by row, or in one
-            # pass when the rows summed are many (scattered writes cost more).
-            if sum(len(held) for held in added) > len(partial) // RESET_FILL_SHARE:
-                partial.fill(0.0)
-            else:
-                for held in added:
-                    partial[held] = 0.0
-    return None if rows is None else _exact_top(index, uniq, counts, rows, k)
+    try:
+        rows = _summed_candidates(index, terms, (body, heading), k, most, partial, added, first, last)
+    finally:
+        # The scratch array goes back to all zeros: row by row, or in one
+        # pass when the rows summed are many (scattered writes cost more).
+        if sum(len(held) for held in added) > (last - first) // RESET_FILL_SHARE:
+            partial[first:last].fill(0.0)
+        else:
+            for held in added:
+                partial[held] = 0.0
+    return None if rows is None else _exact_top(index, terms.uniq, terms.counts, rows, k)
 
 
 def _summed_candidates(
     index: BM25Index,
-    uniq: np.ndarray,
-    counts: np.ndarray,
-    by_length: np.ndarray,
-    bounds: np.ndarray,
-    rest: np.ndarray,
+    terms: _Terms,
+    positions: tuple[list[tuple[int, int]], list[tuple[int, int]]],
     k: int,
     most: int,
     partial: np.ndarray,
     added: list[np.ndarray],
+    first: int,
+    last: int,
 ) -> np.ndarray | None:
-    """The loop of :func:`pruned_top_k`: the candidate rows, or None."""
+    """The loop of :func:`_span_top`: the candidate rows, or None."""
     weight = index.params.heading_weight
-    summed, spent, last = 0, 0.0, len(by_length) - 1
-    for i, j in enumerate(by_length.tolist()):
-        term = int(uniq[j])
-        summed += _add_column(partial, index.matrix, term, float(counts[j]), added)
+    body, heading = positions
+    view = partial[first:last]
+    summed, spent, end = 0, 0.0, len(terms.by_length) - 1
+    for i, j in enumerate(terms.by_length.tolist()):
+        term = int(terms.uniq[j])
+        summed += _add_column(partial, index.matrix, body[i], float(terms.counts[j]), added)
         if weight:
-            summed += _add_column(partial, index.heading, term, weight * float(index.idf[term]), added)
-        if i == last:
-            return _candidates(partial, 0.0, k, last=True)
-        spent += float(bounds[i])
-        bound = float(rest[i + 1]) * (1 + SAFETY)
+            summed += _add_column(partial, index.heading, heading[i], weight * float(index.idf[term]), added)
+        if i == end:
+            rows = _candidates(view, 0.0, k, last=True)
+            return None if rows is None else rows + first
+        spent += float(terms.bounds[i])
+        bound = float(terms.rest[i + 1]) * (1 + SAFETY)
         # No k-th best partial score yet, or none can exceed the bound: no scan.
         if summed < k or bound >= spent:
             continue
-        rows = _candidates(partial, bound, k)
+        rows = _candidates(view, bound, k)
         if rows is not None and len(rows) <= most:
-            return rows
+            return rows + first
     return None
 
 
@@ -186,7 +251,7 @@ def _candidates(partial: np.ndarray, bound: float, k: int, last: bool = False) -
     less the slack, must exceed it), so the k-th best is looked for among
     those alone, and the whole array is scanned once more only when it prunes.
     (Reading the summed columns' rows instead of scanning was slower on the
-    200k bench: they are many and repeat.)"""
+    200k bench, and no faster at 1M even when they were few: they repeat.)"""
     above = np.flatnonzero(partial > bound)
     if len(above) < k:
         return above if last and len(above) else None
@@ -194,13 +259,42 @@ def _candidates(partial: np.ndarray, bound: float, k: int, last: bool = False) -
     strong = values[values * (1 - SAFETY) > bound]  # the rows whose floor would exceed the bound
     if len(strong) < k:
         return None
-    floor = float(np.partition(strong, len(strong) - k)[len(strong) - k]) * (1 - SAFETY)
+    floor = kth_largest(strong, k) * (1 - SAFETY)
     if floor > 2 * bound:
         # Then partial + bound >= floor only where partial > bound (float
         # addition is monotonic and 2 * bound exact): the rows of ``above``,
         # tested by the same expression, so no second pass over the array.
         return above[values + bound >= floor]
-    return np.flatnonzero(partial + bound >= floor)
+    return _reaching(partial, bound, floor)
+
+
+def _reaching(partial: np.ndarray, bound: float, floor: float) -> np.ndarray:
+    """``np.flatnonzero(partial + bound >= floor)`` without a full-size sum:
+    a comparison with a threshold a little below ``floor - bound`` keeps every
+    row that passes (the slack, 2**-40 of ``floor + bound``, is far above
+    float64 rounding), then the rows kept are tested by the same expression."""
+    threshold = (floor - bound) - (floor + bound) * 2.0**-40
+    rows = np.flatnonzero(partial >= threshold)
+    return rows[partial[rows] + bound >= floor]
+
+
+KTH_STRIDE = 16  # kth_largest: every 16th value guesses the cut (speed only, the same value)
+
+
+def kth_largest(values: np.ndarray, k: int) -> float:
+    """The ``k``-th largest of ``values`` (1 <= k <= len), as
+    ``np.partition`` gives it, partitioning far fewer values: the k-th
+    largest of every ``KTH_STRIDE``-th value is at most the answer (those k
+    values are all in ``values``), so the answer is the k-th largest of the
+    values at or above that guess. (A partition of 360,000 scores took 4 ms;
+    the guess, one comparison pass and a small partition about 1 ms.)"""
+    n = len(values)
+    if n < 4 * KTH_STRIDE * k:
+        return float(np.partition(values, n - k)[n - k])
+    sample = values[::KTH_STRIDE]
+    guess = np.partition(sample, len(sample) - k)[len(sample) - k]
+    top = values[values >= guess]
+    return float(np.partition(top, len(top) - k)[len(top) - k])
 
 
 class _Scratch(threading.local):

@@ -57,7 +57,8 @@ RESCORE_MIN = 100
 RESCORE_FACTOR = 10
 FORMAT_VERSION = 1
 SCAN_BLOCK = 65_536  # rows per block of the sign-bit scan
-INT8_BLOCK = 1024  # rows per block of the int8 step
+INT8_BLOCK = 1024  # rows per block of the int8 step, when it is split over cores
+INT8_CHUNK = 256  # rows converted to float32 at a time in the int8 step
 
 
 def int8_codes(matrix: np.ndarray, block: int = 65_536) -> tuple[np.ndarray, np.ndarray]:
@@ -275,11 +276,20 @@ class DenseIndex:
         codes = self._int8
 
         def blocks(first: int, last: int) -> None:
-            # A block of rows at a time, so the float32 copy of the codes stays
-            # in cache (about 1.6x faster than converting all at once at 20,000 rows).
-            for start in range(first, last, INT8_BLOCK):
-                part = rows[start : min(start + INT8_BLOCK, last)]
-                approx[start : start + len(part)] = codes[part].astype(np.float32) @ query
+            # INT8_CHUNK rows at a time into buffers made once per span, so the
+            # float32 copy of the codes stays in cache and nothing is allocated
+            # per chunk (at 20,000 rows: 1.6x faster than converting all at once,
+            # and 256-row chunks into buffers about 1.2x faster than 1024-row
+            # ones allocated each time; the same products).
+            size = min(INT8_CHUNK, last - first)
+            raw = np.empty((size, codes.shape[1]), dtype=np.int8)
+            wide = np.empty((size, codes.shape[1]), dtype=np.float32)
+            for start in range(first, last, INT8_CHUNK):
+                part = rows[start : min(start + INT8_CHUNK, last)]
+                n = len(part)
+                np.take(codes, part, axis=0, out=raw[:n])
+                wide[:n] = raw[:n]
+                np.matmul(wide[:n], query, out=approx[start : start + n])
 
         with one_blas_thread():
             _in_parallel(blocks, len(rows), INT8_BLOCK)
@@ -334,22 +344,32 @@ class DenseIndex:
         return self._top(others, scores, min(k, others.size))
 
 
+HAMMING_GROUP = 3  # words whose bit counts are summed in uint8 (3 x 64 = 192 < 256) before uint16
+
+
 def _hamming(codes: np.ndarray, code: np.ndarray, distance: np.ndarray, first: int, last: int) -> None:
     """``distance[first:last]``: Hamming distances of those rows' sign bits
     to ``code``, block by block, every word of a block before the next
-    block, so the scratch arrays stay in cache and the codes are read once."""
+    block, so the scratch arrays stay in cache and the codes are read once.
+    The counts of ``HAMMING_GROUP`` words are added as uint8 (no overflow)
+    and widened to uint16 once per group: the same sums, fewer widenings."""
     scratch = np.empty(min(SCAN_BLOCK, last - first), dtype=np.uint64)
     bits = np.empty(len(scratch), dtype=np.uint8)
+    group = np.empty(len(scratch), dtype=np.uint8)
+    words = codes.shape[0]
     for start in range(first, last, SCAN_BLOCK):
         end = min(start + SCAN_BLOCK, last)
-        part, x, b = distance[start:end], scratch[: end - start], bits[: end - start]
-        for word in range(codes.shape[0]):
-            np.bitwise_xor(codes[word, start:end], code[word], out=x)
-            np.bitwise_count(x, out=b)
-            if word:
-                part += b
+        part, x, b, g = distance[start:end], scratch[: end - start], bits[: end - start], group[: end - start]
+        for head in range(0, words, HAMMING_GROUP):
+            for word in range(head, min(head + HAMMING_GROUP, words)):
+                np.bitwise_xor(codes[word, start:end], code[word], out=x)
+                np.bitwise_count(x, out=g if word == head else b)
+                if word != head:
+                    g += b
+            if head:
+                part += g
             else:
-                part[:] = b
+                part[:] = g
 
 
 PARALLEL_MIN_BLOCKS = 2  # fewer blocks than this are scanned in the calling thread alone

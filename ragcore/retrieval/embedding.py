@@ -12,7 +12,8 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,11 @@ _REGISTER_LOCK = threading.Lock()
 # per core, and its session added 105 MB of RSS. Under load (6-7, other jobs)
 # one thread had been faster (11-13 against 26-30 ms): docs/decisions.md.
 QUERY_THREADS: int | None = None  # None: queries run on fastembed's session (chosen: see above)
+# onnxruntime's intra-op threads spin while they wait for work (its default);
+# with SPIN_WAIT False fastembed's session is made with them sleeping instead,
+# so a query's embedding leaves the cores to the BM25 search it runs beside
+# (retriever._both_rankings). The same vectors either way (tested).
+SPIN_WAIT = True
 
 
 def register_with_fastembed(spec: ModelSpec) -> None:
@@ -92,11 +98,12 @@ class Embedder:
         if self.resolved.source != "download":
             register_with_fastembed(spec)
         try:
-            self._model = TextEmbedding(
-                self.resolved.model_name,
-                threads=threads,
-                specific_model_path=str(self.resolved.path),
-            )
+            with _session_options(spin=SPIN_WAIT):
+                self._model = TextEmbedding(
+                    self.resolved.model_name,
+                    threads=threads,
+                    specific_model_path=str(self.resolved.path),
+                )
         except Exception as exc:  # onnxruntime and tokenizers raise assorted types
             raise ModelError(
                 f"{spec.name}: the files in {self.resolved.path} passed their checks but did not load "
@@ -185,6 +192,31 @@ class Embedder:
         return vector
 
 
+@contextmanager
+def _session_options(spin: bool) -> Iterator[None]:
+    """While open, onnxruntime session options made by fastembed (which makes
+    its own and exposes no spinning setting) have intra-op spinning off,
+    unless ``spin``."""
+    if spin:
+        yield
+        return
+    import onnxruntime as ort
+
+    original = ort.SessionOptions
+
+    class _NoSpin(original):  # type: ignore[misc, valid-type]
+        def __init__(self) -> None:
+            super().__init__()
+            self.add_session_config_entry("session.intra_op.allow_spinning", "0")
+
+    with _REGISTER_LOCK:
+        ort.SessionOptions = _NoSpin  # type: ignore[misc]
+        try:
+            yield
+        finally:
+            ort.SessionOptions = original  # type: ignore[misc]
+
+
 class _QuerySession:
     """fastembed's tokenizer and pooling around a second onnxruntime session
     of the same model file with ``QUERY_THREADS`` threads: the same steps
@@ -205,6 +237,9 @@ class _QuerySession:
             options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
             options.intra_op_num_threads = QUERY_THREADS
             options.inter_op_num_threads = QUERY_THREADS
+            # Its threads sleep between queries instead of spinning: a query's
+            # embedding runs beside BM25 (retriever._both_rankings).
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
             session = ort.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
             if inner is None or not hasattr(inner, "tokenize"):
                 session = None

@@ -47,6 +47,7 @@ from .protocols import (
 )
 from .query import MIN_OWN_WORDS, Carry, rank_by_parts, retrieval_parts
 from .results import CallLog, SearchResult
+from .term_blocks import workers
 
 CANDIDATES = 100  # per signal, before fusion
 RERANK_DEPTH = 20
@@ -69,6 +70,7 @@ SPLIT_MODES: tuple[Mode, ...] = ("hybrid", "rerank")
 # it loses on a held-out set whose later parts ask about other documents
 # (scripts/part_scope_cv.py; docs/decisions.md, "Parts scoped to a named document").
 PART_SCOPE = False
+CONCURRENT_SIGNALS = True  # fused modes rank BM25 and dense at once (#18, _both_rankings)
 STATS_METHODS: tuple[FusionMethod, ...] = ("learned", "gated")  # fused from fusion.fusion_stats
 
 
@@ -136,6 +138,8 @@ class Retriever:
     e.g. ``index_files.index_dir_for``), the BM25 and dense indexes are saved
     there when built and memory-mapped from there when present, so a
     reopened collection is searchable without rebuilding or re-reading them."""
+
+    concurrent_signals: bool = CONCURRENT_SIGNALS
 
     def __init__(
         self,
@@ -312,6 +316,34 @@ class Retriever:
         with log.timed("bm25"):
             return self.bm25.search(question, k)
 
+    def _both_rankings(self, question: str, log: CallLog) -> tuple[Ranking, Ranking]:
+        """The BM25 and dense top ``CANDIDATES``, each exactly as alone; with
+        ``concurrent_signals`` dense (embedding, then matrix scans: both let go
+        of the interpreter lock) runs in a short-lived thread beside BM25, so
+        hybrid costs about the slower one. No idle thread outlives the search."""
+        if not self.concurrent_signals or workers() < 2:
+            bm = self._bm25_ranking(question, CANDIDATES, log)
+            return bm, self._dense_ranking(question, CANDIDATES, log)
+        self.ensure_dense()  # a first build (and its progress) stays in the calling thread
+        dense_log, out, errors = CallLog(), list[Ranking](), list[BaseException]()
+
+        def dense() -> None:
+            try:
+                out.append(self._dense_ranking(question, CANDIDATES, dense_log))
+            except BaseException as exc:  # re-raised in the calling thread
+                errors.append(exc)
+
+        thread = threading.Thread(target=dense, name="ragcore-dense", daemon=True)
+        thread.start()
+        try:
+            bm = self._bm25_ranking(question, CANDIDATES, log)
+        finally:
+            thread.join()
+        if errors:
+            raise errors[0]
+        log.timings_ms.update(dense_log.timings_ms)
+        return bm, out[0]
+
     # ------------------------------------------------------------- search
 
     def search(self, question: str, mode: Mode | None = None, k: int = 10) -> SearchResult:
@@ -384,8 +416,7 @@ class Retriever:
             final = self._dense_ranking(question, max(k, CANDIDATES), log)
             traces["dense"] = _trace(final)
             return final, traces
-        bm = self._bm25_ranking(question, CANDIDATES, log)
-        dn = self._dense_ranking(question, CANDIDATES, log)
+        bm, dn = self._both_rankings(question, log)
         traces["bm25"], traces["dense"] = _trace(bm), _trace(dn)
         if mode == "widen":
             final = self._widen(question, dn, bm)

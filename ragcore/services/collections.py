@@ -62,7 +62,7 @@ class Collections:
             if self._demo_synced:
                 return self.demo_reports
             if self.demo_dir.is_dir():
-                self.demo_reports = sync_folder(self.library, DEMO_COLLECTION, self.demo_dir)
+                self.demo_reports = sync_folder(self.library, DEMO_COLLECTION, self.demo_dir, shipped=True)
             else:
                 self.library.ensure_collection(DEMO_COLLECTION)
             self._demo_synced = True

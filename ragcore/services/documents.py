@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from .. import config, errors
 from ..corpus import rechunk
@@ -17,6 +17,9 @@ from .indexes import EmbedJob, Indexes
 from .originals import Originals
 from .pdf_pages import MarkedPages, marked_page
 from .views import DocumentView, view_of
+
+if TYPE_CHECKING:
+    from ..guard import Parsed
 
 UploadStatus = Literal["added", "replaced", "duplicate", "rejected"]
 EmbedWhen = Literal["now", "background"]
@@ -71,7 +74,6 @@ class Documents:
         ``RAGCORE_MAX_UPLOAD_MB``. A rejected file leaves the library unchanged and says why.
         ``embed="background"``: searchable by BM25 once stored, embedded by the indexes' worker."""
         from ..chunking import resolve_strategy
-        from ..guard import parse_and_chunk_guarded
 
         check_chunking(chunking)
         name = safe_name(filename)
@@ -85,9 +87,7 @@ class Documents:
         report = progress or _quiet
         report(f"{name}: parsing", 0.0)
         try:
-            parsed = parse_and_chunk_guarded(
-                data, name, chunking, max_bytes=config.settings().max_upload_bytes
-            )
+            parsed = self._parsed(data, name, chunking)
         except errors.DocumentError as exc:
             return UploadOutcome(name, "rejected", exc.reason)
         doc, strategy = parsed.document, resolve_strategy(parsed.document, chunking)
@@ -115,6 +115,16 @@ class Documents:
             f"{verb}: {result.passages} passage{'' if result.passages == 1 else 's'}",
             passages=result.passages,
             embedded=embedded,
+        )
+
+    def _parsed(self, data: bytes, name: str, chunking: str) -> Parsed:
+        """The upload parsed and chunked in the guard's worker (its size limit:
+        ``RAGCORE_MAX_UPLOAD_MB``), its lines tokenised for BM25 meanwhile."""
+        from ..guard import parse_and_chunk_guarded
+
+        limit = config.settings().max_upload_bytes
+        return parse_and_chunk_guarded(
+            data, name, chunking, max_bytes=limit, while_chunking=self.indexes.prepare_terms
         )
 
     def _embed_upload(

@@ -27,6 +27,7 @@ from .common import DEMO_COLLECTION
 
 if TYPE_CHECKING:
     from ..corpus import Corpus
+    from ..records import Document
     from ..retrieval import Retriever
     from ..retrieval.protocols import EmbedderLike, RerankerLike
 
@@ -123,6 +124,15 @@ class Indexes:
                 # index is rebuilt from the library (vectors cached) when asked again.
                 del self._retrievers[evictable.pop(0)]
             return retriever
+
+    def prepare_terms(self, doc: Document) -> int:
+        """Tokenise ``doc``'s lines for the BM25 build ahead (``line_terms``:
+        called while its chunking worker cuts it); returns how many lines."""
+        from ..retrieval.bm25 import BM25Params
+        from ..retrieval.line_terms import LineTerms, prefill
+
+        params = BM25Params()  # the settings new_retriever's embedded index is built with
+        return prefill(doc.text, LineTerms(params.stemming, params.stop_list, params.whole_identifiers))
 
     def new_retriever(self, corpus: Corpus) -> Retriever:
         """A retriever over ``corpus`` with this library's vector cache and models

@@ -261,3 +261,53 @@ def test_basecamp_sla_guarantee_contradicts_terms_disclaimer(shared_dir, make_hi
     # the privacy page's "never sell" is found, and contradicts nothing
     never = [f for f in lens.findings if f.doc == "privacy.md" and f.wording.lower() == "never"]
     assert never and all(not f.negated and f.contradicts == () for f in never)
+
+
+# Session 7 (heldout-uber-risk): shapes of PDF text and conditions, real-shaped
+# after the Uber 10-K's risk factors (reworded, not quoted).
+PDF_AND_CONDITION_CASES = [
+    # a listed word broken over two lines with no space either side
+    ("These ventures are risky, and we may nev\ner see any benefit from them.", [("always", False)]),
+    # a negator glued to the listed word, and one glued to the word before it
+    ("Some of these tools are notalways\n reliable.", [("always", True)]),
+    ("We invest in it, and wecannot guarantee the tools will work.", [("guarantee", True)]),
+    ("If insurers leave, we cannotguarantee\n that we could replace them.", [("guarantee", True)]),
+    ("Our licensors donot give warranties on the code.", [("warranty", True)]),
+    # a word inside a condition claims nothing
+    ("We may have to close, unless and until the rules change to find our service fully lawful.", []),
+    ("If any of the pending suits are settled badly for us, we may owe damages.", []),
+    # ... but a condition that ends before the term leaves it a claim
+    ("If you cancel, all your data will be deleted within 30 days.", [("all", False), ("must", False)]),
+    ("Sensitive data (if applicable) and safeguards that fully protect it.", [("fully", False)]),
+    # the condition's end cannot be told without a comma: the term counts
+    ("If you cancel we will refund you within 30 days.", [("must", False)]),
+    # a relative clause's verb is not the quantified subject's
+    ("the sole venue for:\n any suit about the bylaws that is brought by a holder.", []),
+    ("audits by several agencies, not all of which are formally closed.", [("all", True)]),
+    ("Any photos which you share are kept and encrypted.", [("all", False)]),
+    # "we'll" is "we will" (shared-policies r31): a commitment with a deadline
+    ("If you close your account, we’ll erase the files within 60 days.", [("must", False)]),
+    ("We'll answer every ticket within two days.", [("must", False)]),
+    ("Bill’ll see it later.", []),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), PDF_AND_CONDITION_CASES)
+def test_pdf_text_shapes_and_conditions(text: str, expected: list[tuple[str, bool]]) -> None:
+    found = sorted((m.term, m.negated) for m in find_absolutes(text))
+    assert found == sorted(expected)
+
+
+def test_a_pdf_line_that_continues_a_sentence_starts_no_quantified_subject() -> None:
+    wrapped = "the state courts are the only venue for\n any suit a holder files is heard there."
+    assert find_absolutes(wrapped) == []
+    # a capital after a line with no stop (a URL, a title) starts a sentence
+    after_url = (
+        "You can check them here:\nhttps://example.com/check?d=1\nAny photos you share are kept encrypted."
+    )
+    assert [m.term for m in find_absolutes(after_url)] == ["all"]
+
+
+def test_a_word_broken_over_lines_is_reported_whole(make_hits) -> None:
+    lens = risk_lens(make_hits({"report.pdf": "We may nev\ner recover these costs."}))
+    assert [(f.wording, f.first_line, f.last_line) for f in lens.findings] == [("never", 1, 2)]

@@ -88,3 +88,34 @@ def test_the_chunking_worker_starts_while_the_pages_parse(seven_pages, monkeypat
     parsed = guard.parse_and_chunk_guarded(seven_pages, "f.pdf")
     assert events[:2] == ["spawn chunk", "parse"]
     assert parsed.passages == chunk_document(load_bytes(seven_pages, "f.pdf"))
+
+
+def _chunked(data: bytes, monkeypatch: pytest.MonkeyPatch, meanwhile=None) -> guard.Parsed:
+    monkeypatch.setattr(guard, "parts_for", lambda size: 2)  # the large-PDF path, on a small file
+    return guard.parse_and_chunk_guarded(data, "f.pdf", "auto", while_chunking=meanwhile)
+
+
+def test_work_alongside_chunking_sees_the_document_and_changes_nothing(seven_pages, monkeypatch) -> None:
+    seen = []
+    parsed = _chunked(seven_pages, monkeypatch, seen.append)
+    assert seen == [parsed.document] and parsed.passages
+    assert parsed == _chunked(seven_pages, monkeypatch)
+
+
+def test_a_failure_alongside_chunking_does_not_fail_the_upload(seven_pages, monkeypatch, caplog) -> None:
+    def broken(doc) -> None:
+        raise RuntimeError("no room")
+
+    assert _chunked(seven_pages, monkeypatch, broken) == _chunked(seven_pages, monkeypatch)
+    assert "alongside chunking f.pdf failed" in caplog.text
+
+
+def test_a_chunking_error_still_reaches_the_caller(seven_pages, monkeypatch) -> None:
+    def failing(doc, chunking, *, proc=None, **limits) -> guard.Parsed:
+        proc.kill()  # the worker started for it is not left behind
+        proc.wait()
+        raise errors.ParseLimitExceeded(doc.name, "chunking took too long")
+
+    monkeypatch.setattr(guard, "chunk_in_worker", failing)
+    with pytest.raises(errors.ParseLimitExceeded, match="too long"):
+        _chunked(seven_pages, monkeypatch, lambda doc: None)

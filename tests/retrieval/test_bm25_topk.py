@@ -98,3 +98,32 @@ def test_a_threaded_process_tokenises_in_process(corpus, monkeypatch: pytest.Mon
         held.set()
         other.join()
     assert [len(b) for b in blocks] == [400, 400, 400]
+
+
+@pytest.mark.parametrize("cores", [2, 3])
+@pytest.mark.parametrize("params", [BM25Params(), BM25Params().plain()], ids=["default", "plain"])
+def test_rows_split_into_spans_searched_at_once_give_the_same_top_k(
+    corpus, params, cores, monkeypatch
+) -> None:
+    from ragcore.retrieval import dense
+
+    index = BM25Index.from_texts(corpus, [f"d{i // 10}" for i in range(len(corpus))], params)
+    queries = [index.term_ids(index.query_tokens(q)) for q in synthetic_queries(corpus, 120, seed=6)]
+    spans: list[tuple[int, int]] = []
+    split = dense._in_parallel
+    monkeypatch.setattr(dense, "_workers", lambda: cores)
+    monkeypatch.setattr(bm25_topk, "SPAN_BLOCK", 64)  # 3000 rows: 47 blocks, one span per core
+    monkeypatch.setattr(
+        dense, "_in_parallel", lambda w, n, b: split(lambda a, z: (spans.append((a, z)), w(a, z)), n, b)
+    )
+    pruned = 0
+    for ids in queries:
+        for k in (1, 10, 100):
+            got = bm25_topk.pruned_top_k(index, ids, k)
+            if got is not None:
+                pruned += 1
+                assert got == top_k(index.scores_from_ids(ids), k)
+            assert index.search_ids(ids, k) == top_k(index.scores_from_ids(ids), k)
+    assert len({s for s in spans if s[0] > 0}) == cores - 1  # the rows really were split
+    assert pruned > 100
+    assert not bm25_topk._SCRATCH.partial.any()

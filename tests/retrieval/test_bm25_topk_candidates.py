@@ -79,3 +79,33 @@ def test_threads_searching_at_once_get_the_same_answers() -> None:
     with ThreadPoolExecutor(8) as pool:
         got = list(pool.map(lambda ids: index.search_ids(ids, 10), queries * 4))
     assert got == expected * 4
+
+
+def test_kth_largest_equals_a_full_partition() -> None:
+    rng = np.random.default_rng(3)
+    arrays = [
+        rng.random(20_000),
+        np.sort(rng.random(20_000)),  # ascending: the strided guess sees the order
+        np.sort(rng.random(20_000))[::-1],
+        np.round(rng.random(30_000) * 3) / 3,  # few distinct values, many ties
+        np.full(5000, 1.5),
+        rng.random(70),
+    ]
+    for values in arrays:
+        for k in (1, 2, 10, 100, 1000, len(values)):
+            if k <= len(values):
+                want = float(np.partition(values, len(values) - k)[len(values) - k])
+                assert bm25_topk.kth_largest(values, k) == want, (len(values), k)
+
+
+def test_rows_reaching_the_floor_are_those_of_the_full_sum() -> None:
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        bound, floor = sorted(rng.random(2) * rng.choice([1e-3, 1.0, 40.0]))
+        edge = floor - bound
+        # Values on and around the edge, one and a few ulps apart, and at random.
+        near = edge + np.arange(-4, 5) * np.spacing(max(edge, 1e-300))
+        partial = np.concatenate([near, np.nextafter(near, 0), rng.random(50) * 2 * floor, [0.0]])
+        rng.shuffle(partial)
+        want = np.flatnonzero(partial + bound >= floor)
+        assert np.array_equal(bm25_topk._reaching(partial, bound, floor), want)

@@ -7,9 +7,11 @@ from __future__ import annotations
 import threading
 
 import numpy as np
+import pytest
 from test_retriever import ToyEmbedder, make_corpus
 
 from ragcore.retrieval import Retriever, SearchResult
+from ragcore.retrieval import retriever as retriever_module
 from ragcore.services import DEMO_COLLECTION, Workspace
 
 WAIT_S = 10.0
@@ -89,3 +91,77 @@ def test_the_workspace_takes_no_lock_around_search(tmp_path) -> None:
     slow, quick = _overlap(search, ("slow uptime guarantee", "hybrid"), ("password", "bm25"), embedder)
     assert quick.hits[0].passage.doc == "faq.md" and "embed_query" not in quick.timings_ms
     assert slow.hits[0].passage.doc == "sla.md" and "embed_query" in slow.timings_ms
+
+
+# ------------------------------------------- BM25 and dense of one search at once
+
+
+class ThreadNoting(ToyEmbedder):
+    """Notes the thread each query is embedded on; raises on "fail"."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.threads: list[str] = []
+
+    def embed_query(self, text: str) -> np.ndarray:
+        self.threads.append(threading.current_thread().name)
+        if text.startswith("fail"):
+            raise RuntimeError("embedder failed")
+        return super().embed_query(text)
+
+
+QUESTIONS = [
+    "what does the business plan cost",
+    "uptime guarantee and credits",
+    "reset password",
+    "enterprise contract price",
+    "refund when the outage is long, and what about the login page?",
+    "zzz unknown words only",
+]
+
+
+def _results(retriever: Retriever, mode: str) -> list[list[tuple[str, float, dict]]]:
+    out = []
+    for question in QUESTIONS:
+        hits = retriever.search(question, mode, 5).hits
+        out.append(
+            [
+                (h.passage.id, h.score, {s: (t.rank, t.score) if t else None for s, t in h.trace.items()})
+                for h in hits
+            ]
+        )
+    return out
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "widen", "rerank"])
+def test_concurrent_signals_rank_exactly_as_sequential(mode, monkeypatch) -> None:
+    monkeypatch.setattr(retriever_module, "workers", lambda: 2)
+    together = Retriever(make_corpus(), embedder=ThreadNoting())
+    apart = Retriever(make_corpus(), embedder=ThreadNoting())
+    apart.concurrent_signals = False
+    assert _results(together, mode) == _results(apart, mode)
+    # Each search's dense ranking ran in its own thread, BM25 in the caller's.
+    assert "ragcore-dense" in together.embedder.threads
+    assert set(apart.embedder.threads) == {threading.current_thread().name}
+
+
+def test_concurrent_search_keeps_every_stage_timing(monkeypatch) -> None:
+    monkeypatch.setattr(retriever_module, "workers", lambda: 2)
+    result = Retriever(make_corpus(), embedder=ThreadNoting()).search("uptime credits", "hybrid", 3)
+    assert {"bm25", "embed_query", "dense", "fuse", "total"} == set(result.timings_ms)
+
+
+def test_a_dense_failure_in_its_thread_reaches_the_caller(monkeypatch) -> None:
+    monkeypatch.setattr(retriever_module, "workers", lambda: 2)
+    retriever = Retriever(make_corpus(), embedder=ThreadNoting())
+    with pytest.raises(RuntimeError, match="embedder failed"):
+        retriever.search("fail uptime", "hybrid", 3)
+    assert retriever.embedder.threads[-1] == "ragcore-dense"
+    assert retriever.search("uptime", "hybrid", 3).hits  # the retriever still works
+
+
+def test_one_core_ranks_both_in_the_calling_thread(monkeypatch) -> None:
+    monkeypatch.setattr(retriever_module, "workers", lambda: 1)
+    retriever = Retriever(make_corpus(), embedder=ThreadNoting())
+    retriever.search("uptime credits", "hybrid", 3)
+    assert retriever.embedder.threads == [threading.current_thread().name]

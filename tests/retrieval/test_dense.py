@@ -167,3 +167,36 @@ def test_one_blas_thread_limits_and_restores() -> None:
             assert blas_threads() == {1}
         assert blas_threads() == {1}
     assert blas_threads() == before
+
+
+@pytest.mark.parametrize("dim", [8, 64, 130, 384, 448])  # 1 to 7 words: whole and partial groups
+def test_hamming_distances_equal_counting_every_differing_bit(dim: int, monkeypatch) -> None:
+    from ragcore.retrieval import dense
+
+    monkeypatch.setattr(dense, "SCAN_BLOCK", 64)  # several blocks and a short last one
+    rng = np.random.default_rng(dim)
+    rows = rng.standard_normal((300, dim)).astype(np.float32)
+    codes = dense._sign_codes(rows)
+    code = dense._sign_codes(rng.standard_normal((1, dim)).astype(np.float32))[:, 0]
+    distance = np.full(300, 999, dtype=np.uint16)
+    dense._hamming(codes, code, distance, 10, 290)
+    want = np.bitwise_count(codes ^ code[:, None]).sum(axis=0)
+    assert np.array_equal(distance[10:290], want[10:290])
+    assert (distance[:10] == 999).all() and (distance[290:] == 999).all()
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 256, 5000])
+def test_the_int8_step_keeps_the_rows_its_codes_rank_best(chunk: int, monkeypatch) -> None:
+    from ragcore.retrieval import dense
+
+    monkeypatch.setattr(dense, "INT8_CHUNK", chunk)
+    rng = np.random.default_rng(chunk)
+    vectors = rng.standard_normal((3000, 48)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    index = DenseIndex(vectors, prefilter="sign")
+    query = vectors[5] + 0.1 * rng.standard_normal(48).astype(np.float32)
+    query /= np.linalg.norm(query)
+    rows = np.sort(rng.choice(3000, 2500, replace=False))
+    approx = (index._int8[rows].astype(np.float32) @ query) * index._scale[rows]
+    want = np.sort(rows[np.argsort(-approx, kind="stable")[:100]])
+    assert np.array_equal(np.sort(index._int8_best(query, rows, 100)), want)

@@ -316,3 +316,18 @@ def test_query_session_failure_falls_back_to_fastembed(offline_embedder: Embedde
     monkeypatch.setattr(offline_embedder, "_query_session", embedding._QuerySession(None, None))
     text = "how long are backups kept"
     assert np.array_equal(offline_embedder._embed_one(text), offline_embedder._embed([text], batch_size=1)[0])
+
+
+def test_a_session_without_spinning_gives_the_same_vectors(offline_embedder: Embedder, monkeypatch) -> None:
+    import onnxruntime as ort
+
+    monkeypatch.setattr(embedding, "SPIN_WAIT", False)
+    quiet = Embedder(model_dir=offline_embedder.resolved.path)
+    options = quiet._model.model.model.get_session_options()
+    assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+    with pytest.raises(RuntimeError):  # options made afterwards are onnxruntime's own again (no entry)
+        ort.SessionOptions().get_session_config_entry("session.intra_op.allow_spinning")
+    texts = ["what is the refund window for annual plans?", "ERR-4012 timeout", "x " * 300]
+    assert np.array_equal(quiet.embed_passages(texts), offline_embedder.embed_passages(texts))
+    for text in texts:
+        assert np.array_equal(quiet._embed_one(text), offline_embedder._embed_one(text))

@@ -73,7 +73,14 @@ _MULTIPLIERS = {
     "trillion": 1e12,
 }
 
-_NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+# European forms first: a decimal comma after dot or no-break-space thousands
+# ("1.299,00 €", "9,99 €", "1\u00a0299 €"); then "1,299.00" and "0.000005787".
+_NUM = (
+    r"\d{1,3}(?:\.\d{3})+,\d{1,2}(?![\d,])|\d{1,3}(?:[\u00a0\u202f]\d{3})+(?:,\d{1,2})?(?![\d,])"
+    r"|\d+,\d{1,2}(?![\d,])|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+)
+NUMBER = re.compile(_NUM)
+_DECIMAL_COMMA = re.compile(r",\d{1,2}$")
 # A one-letter multiplier must touch the number ("$5M"); a word may follow
 # spaces or touch it ("$873million" in run-together PDF text), and may be
 # broken at a line end after any of its letters ("$4.3 bil\nlion", "$165 mill\nion"),
@@ -161,11 +168,21 @@ def _parse_amount(m: re.Match) -> tuple[float, str, int, str] | None:
 
 def exact_amount(number: str, multiplier: str | None = None) -> float:
     """The written number as a float, read as a decimal first so that
-    "0.000005787037037" and "1,199.00" come out exactly as written."""
+    "0.000005787037037", "1,199.00" and "1.199,00" come out exactly as written."""
+    number = re.sub(r"[\u00a0\u202f]", "", number)
+    if _DECIMAL_COMMA.search(number):  # "1.299,00", "9,99": the comma is the decimal point
+        number = number.replace(".", "").replace(",", ".")
     value = Decimal(number.replace(",", ""))
     if multiplier:
         value *= Decimal(str(_MULTIPLIERS[multiplier.lower().replace("\n", "")]))
     return float(value)
+
+
+def decimal_places(number: str) -> int:
+    """Digits after the decimal point as written ("9,99" and "4.99": 2; "1,299": 0)."""
+    if _DECIMAL_COMMA.search(number):
+        return len(number) - number.rindex(",") - 1
+    return len(number) - number.rindex(".") - 1 if "." in number else 0
 
 
 def per_bound(text: str, line: tuple[int, int], sentence: tuple[int, int]) -> int:

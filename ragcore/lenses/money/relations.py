@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from datetime import date
 from itertools import combinations
 
+from ragcore.lenses.money.amounts import NUMBER, decimal_places, exact_amount
 from ragcore.lenses.money.dates import document_family, is_newest_version
 from ragcore.lenses.money.entities import entities_differ
 from ragcore.lenses.money.records import Conflict, Mention, Relation, format_amount
@@ -86,12 +87,12 @@ def _version_order(a: Mention, b: Mention) -> bool | None:
 def written_step(m: Mention) -> float:
     """The precision of an amount as written: 1e8 for "$17.5 billion", 1e6 for
     "$ 17,455" under "(in millions)", 0.01 for "$4.99"."""
-    number = re.search(r"\d[\d,]*(?:\.(\d+))?", m.raw)
+    number = NUMBER.search(m.raw)
     if number is None:
         return 0.0
-    written = float(number.group().replace(",", ""))
+    written = exact_amount(number.group())
     scale = m.amount / written if written else 1.0
-    return scale * 10.0 ** -len(number.group(1) or "")
+    return scale * 10.0 ** -decimal_places(number.group())
 
 
 def same_when_rounded(a: Mention, b: Mention) -> bool:

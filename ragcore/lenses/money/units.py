@@ -59,8 +59,13 @@ _PERIOD_ORDER = ("second", "minute", "hour", "day", "week", "month", "quarter", 
 PERIODS = frozenset(_PERIOD_ORDER) | {"one-time"}
 
 _SEGMENT = re.compile(
-    r"[*_`]*\s*(?P<sep>/|\bper\b|\ba\b|\ban\b|\beach\b|\bevery\b)\s*"
-    r"(?P<count>\d[\d,]*(?:\.\d+)?\s*)?(?P<word>team\s+members?|[A-Za-z]+)(?P<dot>\.)?"
+    # "for each hour", "for every 1,000 requests": "per" written out
+    r"[*_`]*\s*(?P<sep>/|\bper\b|\ba\b|\ban\b|(?:\bfor\s+)?\beach\b|(?:\bfor\s+)?\bevery\b)\s*"
+    # "per additional 10,000 events", "per 100k pageviews", "per million requests"
+    r"(?:(?:additional|extra|further)\s+)?"
+    r"(?P<count>(?:\d[\d,]*(?:\.\d+)?\s*(?P<mult>[kmb](?![a-z])|thousand|million|billion)?"
+    r"|(?P<multword>thousand|million|billion)(?=\s+[a-z]))\s*)?"
+    r"(?P<word>team\s+members?|[A-Za-z]+)(?P<dot>\.)?"
     # "GB-month": a unit per period in one word
     r"(?:-(?P<hyphen>second|minute|hour|day|week|month|year)\b)?",
     re.IGNORECASE,
@@ -115,22 +120,43 @@ def _format_period(units: list[str], periods: list[str]) -> str | None:
     return "/".join(parts) if parts else None
 
 
+_CODE_BEFORE_UNIT = re.compile(r"\s?(?-i:[A-Z]{3})(?=\s?(?:/|per\b))")
+_NOT_UNITS = frozenset({"the", "and", "or", "if", "for"})
+
+
 def _segment_name(m: re.Match) -> tuple[str, str] | None:
     """("unit"|"period", name) of one "/ GB" or "per 1,000 requests" segment,
     or None when the segment is not a unit."""
-    sep = m.group("sep").lower()
+    sep = " ".join(m.group("sep").lower().split())
     named = _unit_name(m.group("word"))
+    counted = sep in ("each", "every", "for each", "for every") and bool(m.group("count"))
     if named is None:
-        if sep not in ("/", "per") or m.group("word").lower() in ("the", "and", "or", "if", "for"):
+        # any word after "/" or "per", or after a count: "for every 1,000 requests"
+        if (sep not in ("/", "per") and not counted) or m.group("word").lower() in _NOT_UNITS:
             return None
-        # any other unit after "per"/"/": "per 1,000 requests", "/GB", "per site"
         word = m.group("word")
         named = ("unit", word.upper() if word.isupper() else _singular(word.lower()))
     kind, name = named
-    count = (m.group("count") or "").strip()
+    count = _count(m)
     if kind == "unit" and count:
-        name = f"{count.replace(',', '')} {name}"
+        name = f"{count} {name}"
     return kind, name
+
+
+_COUNT_SCALE = {"k": 1000, "thousand": 1000, "m": 10**6, "million": 10**6, "b": 10**9, "billion": 10**9}
+
+
+def _count(m: re.Match) -> str:
+    """The count of a unit as digits: "1,000" -> "1000", "100k" -> "100000", "million" -> "1000000"."""
+    if m.group("multword"):
+        return str(_COUNT_SCALE[m.group("multword").lower()])
+    digits = (m.group("count") or "").strip().replace(",", "")
+    mult = m.group("mult")
+    if not digits or not mult:
+        return digits
+    number = digits[: -len(mult)].strip()
+    value = float(number) * _COUNT_SCALE[mult.lower()]
+    return str(int(value)) if value == int(value) else f"{value:g}"
 
 
 def read_per(text: str, end: int, bound: int) -> tuple[str | None, int]:
@@ -140,6 +166,8 @@ def read_per(text: str, end: int, bound: int) -> tuple[str | None, int]:
     units: list[str] = []
     periods: list[str] = []
     pos = end
+    if (code := _CODE_BEFORE_UNIT.match(text, pos, bound)) is not None:
+        pos = code.end()  # "$99 USD/month": the currency restated before the unit
     while (m := _SEGMENT.match(text, pos, bound)) is not None:
         if m.group("sep").lower() in ("a", "an") and _RELATIVE_TIME.match(text, m.end("word"), bound):
             break  # "up from $12.9M a year earlier"

@@ -57,6 +57,8 @@ class MilvusRetriever(Retriever):
     otherwise by the library collection's name (kept in step by ``sync``).
     """
 
+    concurrent_signals = False  # one Milvus client, asked one thing at a time (as before)
+
     def __init__(
         self,
         corpus: PassageSource,

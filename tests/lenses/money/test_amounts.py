@@ -21,6 +21,14 @@ FIGURE_CASES = [
     ("Add-on: 49€.", [(49, "EUR", None)]),
     ("Starter is £10 a month.", [(10, "GBP", "month")]),
     ("Licences cost ¥1,000 each.", [(1000, "JPY", None)]),
+    # European separators (session 7): a decimal comma, dot or no-break-space thousands
+    ("Le forfait Pro coûte 1.299,00 € par an.", [(1299, "EUR", None)]),
+    ("Preis: 9,99 € pro Monat", [(9.99, "EUR", None)]),
+    ("Team: EUR 12,50 per user", [(12.5, "EUR", "user")]),
+    ("Business: €\u00a01\u00a0299 per year.", [(1299, "EUR", "year")]),
+    ("Archive: 1\u202f299,50 € one-time", [(1299.5, "EUR", "one-time")]),
+    # ... while "1,299" (three digits after the comma) stays a thousands separator
+    ("Pro is $1,299 a year.", [(1299, "USD", "year")]),
     ("Hosting is CHF 120 per year.", [(120, "CHF", "year")]),
     ("Paid in US$5 increments.", [(5, "USD", None)]),
     ("Canadian list: C$9.", [(9, "CAD", None)]),
@@ -165,7 +173,9 @@ _WORDS = st.sampled_from(
      "Net sales", "10-K.Revenue",
      # session 6: statements' per-share rows, par values, stacked headers, entities, cash flows
      "per share", "par value", "(in thousands, except per share data)", "As of December 31, 2021", "Basic",
-     "stockholders:", "Diluted", "Acme, Inc.\n", "cash used in", "provided by", "and 2020"]
+     "stockholders:", "Diluted", "Acme, Inc.\n", "cash used in", "provided by", "and 2020",
+     # session 7: European separators and PDF text around them
+     "9,99", "1.299,00", "0,01", "\u00a0", "\u202f", "EUR", "for each", "hour"]
 )  # fmt: skip
 _NUMBERS = (
     st.integers(0, 15)
@@ -178,8 +188,12 @@ _NUMBERS = (
 )
 
 
+# the same numbers with a decimal comma ("12,5", "0,0000001")
+_COMMA_NUMBERS = _NUMBERS.map(lambda number: number.replace(".", ","))
+
+
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.one_of(_WORDS, _NUMBERS), max_size=25))
+@given(st.lists(st.one_of(_WORDS, _NUMBERS, _COMMA_NUMBERS), max_size=25))
 def test_no_amount_is_negative_nan_or_tiny_unless_written(tokens: list[str]) -> None:
     text = " ".join(tokens)
     for f in extract_figures(text):

@@ -22,6 +22,19 @@ from ragcore.lenses.money.units import per_before, read_per
         (" for the year ended June 30, 2024", None),
         (" for the year endedJune 30, 2024", None),  # PDF text glues the date on
         (" for the year ending March 31", None),
+        # "per" written out (session 7, heldout-notes-stats): a tutor's "$15 for each hour"
+        (" for each hour she tutors", "hour"),
+        (" for every 1,000 requests", "1000 request"),
+        (" for each additional user", "user"),  # "additional" is skipped, as after "per"
+        (" for each of them", None),
+        # counts with a multiplier or an adjective first, and a currency code restated (session 7)
+        (" per 100k pageviews", "100000 pageview"),
+        (" per 1M tokens", "1000000 token"),
+        (" per million requests", "1000000 request"),
+        (" per additional 10,000 events", "10000 event"),
+        (" per 2.5k emails", "2500 email"),
+        (" USD/month", "month"),
+        (" per 5 members", "5 user"),
     ],
 )
 def test_period_after_an_amount(after: str, period: str | None) -> None:
