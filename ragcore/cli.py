@@ -223,12 +223,6 @@ def make_retriever(corpus, library):
 
 
 def _search(args):
-    corpus, _retriever, found = _search_with(args)
-    return corpus, found
-
-
-def _search_with(args):
-    """The corpus, its retriever and the search for ``args.question``."""
     from .questions import check_question
 
     args.question = check_question(args.question)  # before any indexing: a bad question costs nothing
@@ -238,7 +232,7 @@ def _search_with(args):
     if not corpus.passages:
         raise errors.RagcoreError("the corpus has no passages to search")
     retriever = make_retriever(corpus, library)
-    return corpus, retriever, retriever.search(args.question, args.mode, args.k)
+    return corpus, retriever.search(args.question, args.mode, args.k)
 
 
 def cmd_search(args) -> int:
@@ -270,11 +264,10 @@ def _trace_text(hit) -> str:
 
 
 def cmd_ask(args) -> int:
-    from .answer.extractive import WIDER_K
     from .answer.pipeline import answer_question
     from .curated import curated_answer
 
-    corpus, retriever, found = _search_with(args)
+    corpus, found = _search(args)
     pinned = curated_match(args, corpus) if found.hits else None
     env = {} if pinned is not None else os.environ  # a pinned answer leads: no model call
     result = answer_question(
@@ -284,7 +277,6 @@ def cmd_ask(args) -> int:
         env=env,
         documents=corpus.documents,
         passages=corpus.passages,
-        wider=lambda: retriever.search(args.question, args.mode, max(args.k, WIDER_K)).hits,
     )
     answers = [result.answer] if pinned is None else [curated_answer(pinned), result.answer]
     if args.json:

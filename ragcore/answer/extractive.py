@@ -68,9 +68,12 @@ CANDIDATE_RATIO = 0.4
 PER_PART = 5  # units one part may take (rows of one table count once)
 MAX_ROWS = 5  # rows of one table one part may take
 RELATED = 2  # closest units shown when nothing answers
-# When the top hits answer nothing, the answer looks further: the top WIDER_K
-# hits of the same search, answered only by a unit scoring WIDER_MIN_SCORE
-# (chosen with the abstention threshold by scripts/answer_study.py).
+# Looking further before declining (``wider``: the top WIDER_K hits, answered
+# only by a unit scoring WIDER_MIN_SCORE). Measured, not shipped: no caller
+# passes ``wider``. The study (scripts/answer_study.py --wider) picks 1.0 on
+# its objective, but on the four gold sets the wider hits state no fact the
+# top 10 missed; they only turn declines into off-target answers
+# (docs/decisions.md section 7, eval/results/answer-study-wider.json).
 WIDER_K = 30
 WIDER_MIN_SCORE = 1.0
 

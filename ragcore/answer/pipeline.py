@@ -39,11 +39,9 @@ def answer_question(
     completion: Callable[..., Any] | None = None,
     documents=None,
     passages: Sequence[Passage] | None = None,
-    wider: Callable[[], Sequence[Hit]] | None = None,
 ) -> AskResult:
     """Choose and run the lens, then answer: by model when one is configured
-    (``env`` holds the keys), else extractively (``wider`` searches more hits
-    for an extractive answer the top hits leave unanswered)."""
+    (``env`` holds the keys), else extractively."""
     from .llm import explain_no_model, find_model
 
     env = os.environ if env is None else env
@@ -60,7 +58,6 @@ def answer_question(
             documents=documents,
             similarity=similarity_for(hits),
             passages=passages,
-            wider=wider,
         )
 
     config = find_model(env)

@@ -48,7 +48,6 @@ def ask_path(
     --corpus DIR`` does, and the corpus's documents. The curated layer is off
     unless ``curated`` (then a pinned answer replaces the computed one when the
     question matches, as on the Ask page)."""
-    from ..answer.extractive import WIDER_K
     from ..answer.pipeline import answer_question
     from ..cli import make_retriever, open_corpus
 
@@ -78,7 +77,6 @@ def ask_path(
             completion=completion,
             documents=corpus.documents,
             passages=corpus.passages,
-            wider=lambda: list(getattr(wide := retriever.search(question, None, WIDER_K), "hits", wide)),
         ).answer
 
     return ask, corpus.documents

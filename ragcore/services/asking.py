@@ -133,7 +133,6 @@ class Asking:
         configured in ``env`` (logged in the AI log under ``session``), else extractively. With
         ``curated`` and a curated question close to this one, its pinned answer comes first and
         the computed answer (extractive: no model call) follows it."""
-        from ..answer.extractive import WIDER_K
         from ..answer.pipeline import answer_question
 
         question = check_question(question)
@@ -162,7 +161,6 @@ class Asking:
             completion=completion,
             documents=searched.corpus.documents,
             passages=searched.passages,
-            wider=lambda: self.search(collection, question, mode, max(k, WIDER_K))[0],
         )
         timings["answer"] = (time.perf_counter() - t0) * 1000
         notes.extend(result.notes)
