@@ -378,7 +378,7 @@ class Retriever:
             if merged is not None:
                 final = merged
                 log.notes.append(
-                    f"multi-part question: {len(retrieval_parts(question))} parts ranked and merged"
+                    f"multi-part question: {len(retrieval_parts(question, PART_MIN_OWN_WORDS))} parts ranked and merged"
                 )
         hits = []
         for rank, (row, score) in enumerate(final[:k], start=1):

@@ -204,6 +204,9 @@ def test_parts_of_a_question_naming_a_document_rank_that_documents_passages_firs
 
     assert not retriever.PART_SCOPE  # measured and shipped off (docs/decisions.md)
     monkeypatch.setattr(retriever, "PART_MIN_OWN_WORDS", 2)  # so that this question splits
+    assert any(
+        "2 parts ranked" in n for n in search.search(question, "hybrid", 10).notes
+    )  # the note counts alike
     unscoped = rank_of_sla_credits()
     monkeypatch.setattr(retriever, "PART_SCOPE", True)
     assert rank_of_sla_credits() <= 5 < unscoped
