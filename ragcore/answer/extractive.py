@@ -43,10 +43,10 @@ from ragcore.records import (
 from .answerability import anchor, collection_texts, unknown_names
 from .claims import SUBJECT_COVERAGE, is_yes_no, question_disagreements
 from .disagreement import Disagreement, agreement_words, asks_agreement, disagreements, lens_conflicts
-from .relevance import Part, Scorer, Weights, answer_cue, make_part, topic_words
+from .relevance import Part, Scorer, Weights, answer_cue, make_part, states_cue, topic_words
 from .risks import RiskReading, risk_reading
 from .semantic import Similarity
-from .units import Unit, answer_units, with_continuations
+from .units import Unit, answer_units, follows, with_continuations
 
 HEADER = "Extractive answer (no model)"
 DEFAULT_REASON = "no model configured"
@@ -68,9 +68,12 @@ CANDIDATE_RATIO = 0.4
 PER_PART = 5  # units one part may take (rows of one table count once)
 MAX_ROWS = 5  # rows of one table one part may take
 RELATED = 2  # closest units shown when nothing answers
-# When the top hits answer nothing, the answer looks further: the top WIDER_K
-# hits of the same search, answered only by a unit scoring WIDER_MIN_SCORE
-# (chosen with the abstention threshold by scripts/answer_study.py).
+# Looking further before declining (``wider``: the top WIDER_K hits, answered
+# only by a unit scoring WIDER_MIN_SCORE). Measured, not shipped: no caller
+# passes ``wider``. The study (scripts/answer_study.py --wider) picks 1.0 on
+# its objective, but on the four gold sets the wider hits state no fact the
+# top 10 missed; they only turn declines into off-target answers
+# (docs/decisions.md section 7, eval/results/answer-study-wider.json).
 WIDER_K = 30
 WIDER_MIN_SCORE = 1.0
 
@@ -478,7 +481,7 @@ def _answer_sentences(
                 AnswerSentence(f"The documents do not say {_indirect(part)}.", (), "not-covered")
             )
             continue
-        for u in units:
+        for u in by_kind(units, part):
             if id(u) in in_pair:
                 continue
             kind: SentenceKind = "table-row" if u.kind == "table-row" else "quote"
@@ -488,6 +491,27 @@ def _answer_sentences(
         keep = {id(s) for s in cited[: budget + MAX_ROWS]}
         sentences = [s for s in sentences if not s.citations or id(s) in keep]
     return sentences
+
+
+def by_kind(units: Sequence[Unit], part: Part) -> list[Unit]:
+    """A part's units with those stating the kind of answer it asks for
+    (a figure for "What uptime ...?", a date for "When ...?") first, each
+    kept with the units that lean on it (a continuation, the rows of its
+    table); otherwise in the order chosen."""
+    groups: list[list[Unit]] = []
+    for u in units:
+        joins = groups and (
+            (u.table is not None and u.table == groups[-1][-1].table)
+            or (u.kind == "sentence" and follows(u.text))
+        )
+        if joins:
+            groups[-1].append(u)
+        else:
+            groups.append([u])
+    if part.cue == "none":
+        return list(units)
+    groups.sort(key=lambda g: not any(states_cue(u.text, part.cue) for u in g))
+    return [u for g in groups for u in g]
 
 
 def _finish(sentences: list[AnswerSentence], cites: _Citations, reason: str) -> Answer:

@@ -36,8 +36,11 @@ QUERY_THREADS: int | None = None  # None: queries run on fastembed's session (ch
 # onnxruntime's intra-op threads spin while they wait for work (its default);
 # with SPIN_WAIT False fastembed's session is made with them sleeping instead,
 # so a query's embedding leaves the cores to the BM25 search it runs beside
-# (retriever._both_rankings). The same vectors either way (tested).
-SPIN_WAIT = True
+# (retriever._both_rankings). The same vectors either way (tested). Chosen
+# off by an A/B at 1M in the quiet window (02:20 UTC 2026-12-02, 2 rounds of
+# 80 queries): hybrid p50 42.4/43.4 ms spinning against 28.1/28.8 without,
+# dense incl. embedding 31.0/27.2 against 20.0/25.3 (docs/decisions.md).
+SPIN_WAIT = False
 
 
 def register_with_fastembed(spec: ModelSpec) -> None:

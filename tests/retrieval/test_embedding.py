@@ -321,13 +321,19 @@ def test_query_session_failure_falls_back_to_fastembed(offline_embedder: Embedde
 def test_a_session_without_spinning_gives_the_same_vectors(offline_embedder: Embedder, monkeypatch) -> None:
     import onnxruntime as ort
 
-    monkeypatch.setattr(embedding, "SPIN_WAIT", False)
-    quiet = Embedder(model_dir=offline_embedder.resolved.path)
-    options = quiet._model.model.model.get_session_options()
+    # The shipped setting (decisions.md): fastembed's session made without spinning.
+    assert embedding.SPIN_WAIT is False
+    options = offline_embedder._model.model.model.get_session_options()
     assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
     with pytest.raises(RuntimeError):  # options made afterwards are onnxruntime's own again (no entry)
         ort.SessionOptions().get_session_config_entry("session.intra_op.allow_spinning")
+    monkeypatch.setattr(embedding, "SPIN_WAIT", True)
+    spinning = Embedder(model_dir=offline_embedder.resolved.path)
+    with pytest.raises(RuntimeError):  # onnxruntime's default: spinning, no entry
+        spinning._model.model.model.get_session_options().get_session_config_entry(
+            "session.intra_op.allow_spinning"
+        )
     texts = ["what is the refund window for annual plans?", "ERR-4012 timeout", "x " * 300]
-    assert np.array_equal(quiet.embed_passages(texts), offline_embedder.embed_passages(texts))
+    assert np.array_equal(spinning.embed_passages(texts), offline_embedder.embed_passages(texts))
     for text in texts:
-        assert np.array_equal(quiet._embed_one(text), offline_embedder._embed_one(text))
+        assert np.array_equal(spinning._embed_one(text), offline_embedder._embed_one(text))
