@@ -5,8 +5,8 @@ guarantees" when the question finds the SLA's "we guarantee"), so a lens
 reads every passage of the collection that mentions the question's subject:
 BM25 over the whole collection on the question's subject words (its content
 words without the words that chose the lens and without question words; for
-risk, with the question's absolute terms too, so that "no guarantees that our
-Services ..." is read for "do they guarantee uptime?"),
+risk, with the question's absolute terms too, so that a terms page denying any
+guarantee about the service as a whole is read for "do they guarantee uptime?"),
 keeping the passages the lens can read at all (a currency amount for money,
 a listed absolute for risk). Retrieved hits come first, in their order; the
 others follow by BM25 score. A question with no subject words ("are our
@@ -59,7 +59,7 @@ _LENS_WORDS = frozenset(
 
 
 # Risk words of a question that the passages to read must share when they do
-# not name the subject: "no guarantees that our Services ..." for "do they guarantee uptime?"
+# not name the subject: a blanket denial of guarantees for "do they guarantee uptime?"
 _RISK_TERMS = frozenset(
     tokenize(
         "guarantee guarantees guaranteed warranty warranties promise promises always never unlimited forever"

@@ -137,8 +137,8 @@ def statement(text: str, term: str | None = None) -> Statement:
     )
 
 
-# A denial about the offering as a whole ("we make no guarantees that our
-# Services ...", "the Service is provided as is") is about every part of it.
+# A denial about the offering as a whole (a blanket "no guarantee" about the
+# service, or the service "provided as is") is about every part of it.
 _WHOLE_OFFERING = frozenset(tokenize("service services product products software platform"))
 
 
