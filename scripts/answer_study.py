@@ -48,7 +48,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from ragcore.answer.claims import SUBJECT_COVERAGE  # noqa: E402
-from ragcore.answer.extractive import KEEP_RATIO, PER_PART, WIDER_K, answer_from  # noqa: E402
+from ragcore.answer.extractive import KEEP_RATIO, PER_PART, extractive_answer  # noqa: E402
 from ragcore.answer.relevance import Weights  # noqa: E402
 from ragcore.answer.semantic import similarity_for  # noqa: E402
 from ragcore.evaluation.answer_run import ASK_K  # noqa: E402
@@ -68,7 +68,8 @@ GRID = {
     "keep_ratio": (KEEP_RATIO,),
     "per_part": (PER_PART,),
 }
-WIDER_GRID = (0.0, 1.0, 1.1, 1.2, 1.3)  # --wider: look at the top 30 before declining
+WIDER_K = 30  # --wider: hits read before declining (measured, not shipped: docs/decisions.md section 7)
+WIDER_GRID = (0.0, 1.0, 1.1, 1.2, 1.3)  # --wider: thresholds the top 30 must reach
 # The issue's bound on answer length: a setting whose answers are longer (median
 # words over the questions it is chosen on) is not eligible.
 MAX_MEDIAN_WORDS = 120
@@ -155,7 +156,7 @@ _FIRST: dict[tuple, object] = {}
 
 def _answer(q: Item, hits: tuple, setting: dict, min_score: float):
     weights = Weights(cue=setting["cue"], dense=setting["dense"])
-    return answer_from(
+    return extractive_answer(
         q.text,
         hits,
         _lens(q),
@@ -173,9 +174,9 @@ def _answer(q: Item, hits: tuple, setting: dict, min_score: float):
 
 
 def answer(q: Item, setting: dict):
-    """``extractive_answer`` with ``wider`` as ``ask`` calls it: the top-10
-    answer (made once per threshold), or when it declines and the setting
-    looks further, the wider hits' answer at ``wider_min_score`` if it answers."""
+    """The top-10 answer as ``ask`` gives it (made once per threshold), or
+    when it declines and the setting looks further (``--wider``, not shipped),
+    the wider hits' answer at ``wider_min_score`` if it answers."""
     first_key = (q.id, *(v for k, v in setting.items() if k != "wider_min_score"))
     if first_key not in _FIRST:
         _FIRST[first_key] = _answer(q, q.hits, setting, setting["min_score"])

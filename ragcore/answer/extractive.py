@@ -26,7 +26,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TypedDict, Unpack
 
 from ragcore.lenses import Lens
 from ragcore.records import (
@@ -68,14 +67,6 @@ CANDIDATE_RATIO = 0.4
 PER_PART = 5  # units one part may take (rows of one table count once)
 MAX_ROWS = 5  # rows of one table one part may take
 RELATED = 2  # closest units shown when nothing answers
-# Looking further before declining (``wider``: the top WIDER_K hits, answered
-# only by a unit scoring WIDER_MIN_SCORE). Measured, not shipped: no caller
-# passes ``wider``. The study (scripts/answer_study.py --wider) picks 1.0 on
-# its objective, but on the four gold sets the wider hits state no fact the
-# top 10 missed; they only turn declines into off-target answers
-# (docs/decisions.md section 7, eval/results/answer-study-wider.json).
-WIDER_K = 30
-WIDER_MIN_SCORE = 1.0
 
 
 @dataclass
@@ -214,54 +205,7 @@ def _declined(
     return out
 
 
-class AnswerOptions(TypedDict, total=False):
-    """``extractive_answer``'s settings (those of ``answer_from``)."""
-
-    reason: str
-    documents: Mapping[str, Document] | None
-    max_sentences: int
-    dense_min_score: float
-    min_score: float
-    weights: Weights | None
-    similarity: Similarity | None
-    check_names: bool
-    subject_coverage: float
-    follow_on: bool
-    keep_ratio: float
-    per_part: int
-    anchor_names: bool
-    passages: Sequence[Passage] | None
-    read_risks: bool
-
-
-Wider = Sequence[Hit] | Callable[[], Sequence[Hit]]
-
-
 def extractive_answer(
-    question: str,
-    hits: Sequence[Hit],
-    lens: Lens | None = None,
-    *,
-    wider: Wider | None = None,
-    wider_min_score: float = WIDER_MIN_SCORE,
-    **options: Unpack[AnswerOptions],
-) -> Answer:
-    """The answer from ``hits`` (``answer_from``); when it answers nothing
-    and ``wider`` hits are given (or a function searching them), the answer
-    from those instead if one of their units scores ``wider_min_score`` (a
-    name no document mentions declines either way)."""
-    answer = answer_from(question, hits, lens, **options)
-    if answer.covered or wider is None:
-        return answer
-    more = wider() if callable(wider) else wider
-    if len(more) <= len(hits):
-        return answer
-    strict = max(options.get("min_score", ANSWER_MIN_SCORE), wider_min_score)
-    again = answer_from(question, more, lens, **{**options, "min_score": strict})
-    return again if again.covered else answer
-
-
-def answer_from(
     question: str,
     hits: Sequence[Hit],
     lens: Lens | None = None,
@@ -498,6 +442,8 @@ def by_kind(units: Sequence[Unit], part: Part) -> list[Unit]:
     (a figure for "What uptime ...?", a date for "When ...?") first, each
     kept with the units that lean on it (a continuation, the rows of its
     table); otherwise in the order chosen."""
+    if part.cue == "none":
+        return list(units)
     groups: list[list[Unit]] = []
     for u in units:
         joins = groups and (
@@ -508,8 +454,6 @@ def by_kind(units: Sequence[Unit], part: Part) -> list[Unit]:
             groups[-1].append(u)
         else:
             groups.append([u])
-    if part.cue == "none":
-        return list(units)
     groups.sort(key=lambda g: not any(states_cue(u.text, part.cue) for u in g))
     return [u for g in groups for u in g]
 
