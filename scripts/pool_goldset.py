@@ -313,10 +313,14 @@ def read_sheet(path: Path) -> list[dict[str, Any]]:
     return records
 
 
-def pool_folder(gold_path: Path) -> Path:
-    """Where a gold set's sheets live (beside it, in ``pool/``): every command
-    reads the merged sheets from here, wherever a new sheet is written."""
-    return gold_path.parent / "pool"
+def pool_folder(gold_path: Path, chosen: Path | None = None) -> Path:
+    """Where a gold set's sheets live (beside it, in ``pool/``, unless
+    ``--pool-dir`` chooses another folder): every command reads the merged
+    sheets from here, wherever a new sheet is written. Sheets of a gold set
+    over ../shared hold ../shared text, so they go to a folder outside the
+    repository (``--pool-dir .scratch/pool``) and only their line-span
+    judgements are committed."""
+    return chosen if chosen is not None else gold_path.parent / "pool"
 
 
 def meta_path(sheet: Path) -> Path:
@@ -401,7 +405,10 @@ def merge_records(
         if (r["doc"], *span) in judged_spans(q):
             report.skipped += 1
             continue
-        q["judgements"].append({"doc": r["doc"], "lines": list(span), "grade": r["grade"]})
+        judgement = {"doc": r["doc"], "lines": list(span), "grade": r["grade"]}
+        if r.get("part") is not None and r["grade"] == 2:
+            judgement["part"] = r["part"]  # the part of a multi-part question it answers
+        q["judgements"].append(judgement)
         report.added += 1
     return report
 
@@ -506,7 +513,7 @@ def cmd_pool(args: argparse.Namespace) -> int:
     today = dt.date.today().isoformat()
     out = args.out
     if out is None:  # a second pool on the same day gets a numbered sheet
-        out = pool_folder(args.gold) / f"sheet-{today}.jsonl"
+        out = pool_folder(args.gold, args.pool_dir) / f"sheet-{today}.jsonl"
         number = 2
         while out.exists():
             out = out.with_name(f"sheet-{today}-{number}.jsonl")
@@ -547,7 +554,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
     if meta.get("merged"):
         print(f"merge: {args.sheet} was merged on {meta['merged']['on']} already", file=sys.stderr)
         return 1
-    folder = pool_folder(args.gold)
+    folder = pool_folder(args.gold, args.pool_dir)
     if args.sheet.parent.resolve() != folder.resolve():
         print(
             f"merge: move {args.sheet} into {folder} first: the merge reads the grades and counts of "
@@ -588,7 +595,7 @@ def cmd_words(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     effective = effective_grades(args.gold)
     from_lines = effective_grades(args.gold, lines_only=True)
-    judged = merged_grades(pool_folder(args.gold), args.gold)
+    judged = merged_grades(pool_folder(args.gold, args.pool_dir), args.gold)
     changed: Counter[tuple[int, int]] = Counter()
     for key, grade in judged.items():
         now = effective.get(key)
@@ -615,6 +622,7 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("pool", help="write a blind judging sheet")
     p.add_argument("--gold", type=Path, default=DEFAULT_GOLD)
+    p.add_argument("--pool-dir", type=Path, help="folder of the gold set's sheets (default: pool/ beside it)")
     p.add_argument("--rankers", default=",".join(DEFAULT_RANKERS))
     p.add_argument("--depth", type=int, default=DEFAULT_DEPTH)
     p.add_argument("--seed", type=int, default=DEFAULT_SEED)
@@ -622,10 +630,12 @@ def main(argv: list[str] | None = None) -> int:
     m = sub.add_parser("merge", help="add a judged sheet's grades to the gold set")
     m.add_argument("sheet", type=Path)
     m.add_argument("--gold", type=Path, default=DEFAULT_GOLD)
+    m.add_argument("--pool-dir", type=Path, help="folder of the gold set's sheets (default: pool/ beside it)")
     w = sub.add_parser("words", help="recompute no_shared_words")
     w.add_argument("--gold", type=Path, default=DEFAULT_GOLD)
     c = sub.add_parser("check", help="judged grades against the grades the evaluation uses")
     c.add_argument("--gold", type=Path, default=DEFAULT_GOLD)
+    c.add_argument("--pool-dir", type=Path, help="folder of the gold set's sheets (default: pool/ beside it)")
     c.add_argument("--verbose", action="store_true")
     args = parser.parse_args(argv)
     commands = {"pool": cmd_pool, "merge": cmd_merge, "words": cmd_words, "check": cmd_check}

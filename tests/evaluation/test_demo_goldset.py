@@ -343,3 +343,48 @@ def test_merge_takes_sheets_only_from_the_gold_sets_pool_folder(pool_script, tmp
     assert pool_script.main(["merge", str(sheet), "--gold", str(gold)]) == 1
     assert "move" in capsys.readouterr().err
     assert json.loads(gold.read_text()) == data
+
+
+def test_merge_from_a_chosen_pool_folder_keeps_a_grade_2_part(pool_script, tmp_path, monkeypatch):
+    """A gold set over ../shared keeps its sheets (which hold ../shared text)
+    outside the repository with --pool-dir; only line spans and grades reach
+    the gold set, and a grade 2 given for one part of a multi-part question
+    keeps that part (the per-part target reads it)."""
+    (tmp_path / "docs").mkdir()
+    gold = tmp_path / "g.json"
+    data = {"name": "t", "corpus": "docs", "questions": [{"id": "q", "text": "A? And b?", "judgements": []}]}
+    gold.write_text(json.dumps(data))
+    folder = tmp_path / "outside"
+    folder.mkdir()
+    sheet = folder / "sheet.jsonl"
+    records = [
+        {
+            "item": 1,
+            "question_id": "q",
+            "doc": "a.md",
+            "lines": [1, 2],
+            "passage": "x",
+            "grade": 2,
+            "part": 2,
+        },
+        {
+            "item": 2,
+            "question_id": "q",
+            "doc": "a.md",
+            "lines": [4, 5],
+            "passage": "x",
+            "grade": 1,
+            "part": 1,
+        },
+    ]
+    sheet.write_text("".join(json.dumps(r) + "\n" for r in records))
+    meta = {"sheet": sheet.name, "gold": str(gold), "date": "2026-12-02", "rankers": ["bm25"], "depth": 10}
+    pool_script.meta_path(sheet).write_text(json.dumps({**meta, "chunking": "auto", "merged": None}))
+    monkeypatch.setattr(pool_script, "pool_passages", lambda path: {"a.md": [(1, 2), (4, 5)]})
+    assert pool_script.main(["merge", str(sheet), "--gold", str(gold), "--pool-dir", str(folder)]) == 0
+    merged = json.loads(gold.read_text())["questions"][0]["judgements"]
+    assert merged == [
+        {"doc": "a.md", "lines": [1, 2], "grade": 2, "part": 2},
+        {"doc": "a.md", "lines": [4, 5], "grade": 1},
+    ]
+    assert '"x"' not in gold.read_text()
