@@ -154,7 +154,11 @@ stage(
         + (
             f"after the whole question's top {figures.part_head}"
             if figures.part_head
-            else "with the whole question's, each part's first passage leading"
+            else (
+                "in turns with the whole question's, the whole question's first passage leading each round"
+                if figures.part_lead == "whole"
+                else "with the whole question's, each part's first passage leading"
+            )
         )
         + (
             ", each part ranked within the document the question names first. "

@@ -2,8 +2,10 @@
 
 For every question that ``split_question`` cuts, the default ranker (hybrid)
 ranks the whole question and each part; a rule = (carry, head, min own
-words, part fusion) merges them (``query.part_queries``,
-``query.merge_part_rankings``, ``query.retrieval_parts``). The part fusion
+words, part fusion, lead) merges them (``query.part_queries``,
+``query.merge_part_rankings``, ``query.retrieval_parts``). The lead is
+which ranking opens each round of the merge (session 8): the whole
+question's or the parts'. The part fusion
 is how each part's BM25 and dense lists are fused: as the whole question's
 (the shipped gate), or, for a part query of at most ``short`` content words,
 a convex combination (theoretical min-max, identifier pins kept) with dense
@@ -19,7 +21,14 @@ groups (or no splitting when none gains) is scored on the held-out group.
 Also printed: for the questions judged per part (judgements with "part"),
 how many parts have a grade-2 passage in the top 5 under each rule.
 
-    python scripts/part_split_cv.py [--out eval/results/part-split-cv-session7.json]
+With ``--wide`` (session 8, a study: its figures are in docs/decisions.md)
+the grid also holds other merges (reciprocal rank fusion of the parts and
+the whole question with k 2 or 10; each part's first one or two passages,
+then the whole question's ranking) and a part scope (a part ranked with the
+passages of a document it names first, or of a document the question
+names), with the gate or a dense-0.5 / 0.35 convex fusion for short parts.
+
+    python scripts/part_split_cv.py [--out eval/results/part-split-cv-session8.json] [--wide]
 """
 
 from __future__ import annotations
@@ -46,6 +55,7 @@ from ragcore.evaluation.metrics.ndcg import ndcg_at_k  # noqa: E402
 from ragcore.retrieval import Retriever, fusion  # noqa: E402
 from ragcore.retrieval.query import (  # noqa: E402
     CARRIES,
+    LEADS,
     merge_part_rankings,
     part_queries,
     retrieval_parts,
@@ -62,42 +72,98 @@ HEADS = (0, 1, 2, 3)
 MIN_OWN = (0, 1, 2, 3)
 PartFusion = tuple[float, int]  # (dense weight, at most this many content words); (1.0, 0): the gate
 GATE: PartFusion = (1.0, 0)
-SESSION6 = "carry=pronoun head=3 min_own_words=2"  # the setting shipped before session 7
+SESSION6 = "carry=pronoun head=3 min_own_words=2 lead=parts"  # the setting shipped before session 7
+SESSION7 = "carry=pronoun head=0 min_own_words=3 lead=parts"  # shipped in session 7
 PART_FUSIONS: tuple[PartFusion, ...] = (
     GATE,
     *((w, short) for w in (0.0, 0.2, 0.35, 0.5, 0.65) for short in (2, 3, 4, 99)),
 )
-Rule = tuple[str, int, int, PartFusion]
-RULES: list[Rule] = list(product(CARRIES, HEADS, MIN_OWN, PART_FUSIONS))
+# --wide only: merges other than the round robin, and part scopes
+WIDE_MERGES = ("rrf2", "rrf10", "slots1", "slots2")
+WIDE_SCOPES = ("none", "part", "question")
+WIDE_FUSIONS: tuple[PartFusion, ...] = (GATE, (0.5, 3), (0.35, 3))
+Rule = tuple[str, int, int, PartFusion, str, str]  # ..., lead or wide merge, scope
+RULES: list[Rule] = [
+    (*r, lead, "none") for r in product(CARRIES, HEADS, MIN_OWN, PART_FUSIONS) for lead in LEADS
+]
+WIDE_RULES: list[Rule] = list(
+    product(CARRIES, HEADS, MIN_OWN, WIDE_FUSIONS, (*LEADS, *WIDE_MERGES), WIDE_SCOPES)
+)
 Ranking = list[tuple[int, float]]
 
 
 def rule_name(rule: Rule | None) -> str:
     if rule is None:
         return "off"
-    carry, head, min_own, (w, short) = rule
+    carry, head, min_own, (w, short), merge, scope = rule
     fused = "" if (w, short) == GATE else f" short<={short}:dense={w}"
-    return f"carry={carry} head={head} min_own_words={min_own}{fused}"
+    merged = f" lead={merge}" if merge in LEADS else f" merge={merge}"
+    scoped = "" if scope == "none" else f" scope={scope}"
+    return f"carry={carry} head={head} min_own_words={min_own}{fused}{merged}{scoped}"
 
 
-def merged_rows(question: str, rule: Rule, rank, rank_part) -> list[int] | None:
-    carry, head, min_own, part_fusion = rule
+def wide_merge(kind: str, ranked: list[Ranking], whole: Ranking, head: int) -> list[int]:
+    """``--wide``'s merges: reciprocal rank fusion ("rrfK": the sum of 1 / (K +
+    rank) over the parts' and the whole question's rankings) or each part's
+    first M passages ("slotsM") then the whole question's ranking; either after
+    the whole question's first ``head`` passages."""
+    out = list(dict.fromkeys(row for row, _ in whole[:head]))
+    seen = set(out)
+    if kind.startswith("rrf"):
+        k = int(kind[3:])
+        score: dict[int, float] = {}
+        for ranking in [*ranked, whole]:
+            for i, (row, _) in enumerate(ranking, 1):
+                score[row] = score.get(row, 0.0) + 1.0 / (k + i)
+        return out + sorted((r for r in score if r not in seen), key=lambda r: -score[r])
+    firsts = [
+        row for i in range(int(kind[5:])) for ranking in ranked if i < len(ranking) for row in [ranking[i][0]]
+    ]
+    for row in [*firsts, *(r for r, _ in whole), *(r for ranking in ranked for r, _ in ranking)]:
+        if row not in seen:
+            seen.add(row)
+            out.append(row)
+    return out
+
+
+def merged_rows(question: str, rule: Rule, rank, rank_part, named=None) -> list[int] | None:
+    carry, head, min_own, part_fusion, merge, scope = rule
     parts = retrieval_parts(question, min_own)
     if len(parts) < 2:
         return None
     ranked = [rank_part(q, part_fusion) for q in part_queries(parts, carry)]
-    return [row for row, _ in merge_part_rankings(ranked, rank(question), head)]
+    if scope != "none":  # a part's (or the question's) named document's passages first
+        ranked = [
+            _scoped(r, named(p if scope == "part" else question)) for r, p in zip(ranked, parts, strict=True)
+        ]
+    if merge in LEADS:
+        return [row for row, _ in merge_part_rankings(ranked, rank(question), head, merge)]
+    return wide_merge(merge, ranked, rank(question), head)
 
 
 def keys_of(coll: Collection, rows: list[int]) -> list[str]:
     return coll.keys(rows)
 
 
-def study(coll: Collection, library, part_rows: dict[str, list[set[int]]]):
+def _scoped(ranking: Ranking, rows: frozenset[int]) -> Ranking:
+    """``ranking`` with the rows of ``rows`` first, each group in its order (the retriever's part scope)."""
+    return (
+        [x for x in ranking if x[0] in rows] + [x for x in ranking if x[0] not in rows] if rows else ranking
+    )
+
+
+def study(coll: Collection, library, part_rows: dict[str, list[set[int]]], rules: list[Rule]):
     """group -> rule -> mean gain; and qid -> rule -> per-part first rank."""
     retriever = Retriever(
         types.SimpleNamespace(passages=coll.passages), vector_cache=library, split_parts=False
     )
+    named_cache: dict[str, frozenset[int]] = {}
+
+    def named(text: str) -> frozenset[int]:
+        if text not in named_cache:
+            named_cache[text] = retriever.named_rows(text)
+        return named_cache[text]
+
     cache: dict[str, tuple[Ranking, Ranking, Ranking, tuple[int, ...]]] = {}
     fused_cache: dict[tuple[str, float], Ranking] = {}
 
@@ -131,7 +197,7 @@ def study(coll: Collection, library, part_rows: dict[str, list[set[int]]]):
     parts_at: dict[str, dict[str, list[int]]] = {}
     texts = {qid: text for qid, text, _ in coll.questions}
     for group, qids in coll.groups.items():
-        total = dict.fromkeys(map(rule_name, RULES), 0.0)
+        total = dict.fromkeys(map(rule_name, rules), 0.0)
         for qid in qids:
             whole = (
                 [row for row, _ in rank(texts[qid])]
@@ -141,8 +207,8 @@ def study(coll: Collection, library, part_rows: dict[str, list[set[int]]]):
             if whole is None:
                 continue
             base = ndcg_at_k(keys_of(coll, whole), coll.qrels[qid], 10)
-            for rule in RULES:
-                rows = merged_rows(texts[qid], rule, rank, rank_part)
+            for rule in rules:
+                rows = merged_rows(texts[qid], rule, rank, rank_part, named)
                 if rows is not None:
                     total[rule_name(rule)] += ndcg_at_k(keys_of(coll, rows), coll.qrels[qid], 10) - base
                 if qid in part_rows:
@@ -180,20 +246,40 @@ def judged_parts(path: Path, library) -> dict[str, list[set[int]]]:
     return out
 
 
-def choose(gains: dict[str, dict[str, float]], groups: list[str]) -> tuple[str, float]:
+def choose(gains: dict[str, dict[str, float]], groups: list[str], rules: list[Rule]) -> tuple[str, float]:
     """The rule of the largest mean gain over ``groups`` ("off" when none
-    gains); ties go to the shipped gate for the parts, then to the larger name."""
-    mean = {rule_name(r): float(np.mean([gains[g][rule_name(r)] for g in groups])) for r in RULES}
-    gated = {rule_name(r) for r in RULES if r[3] == GATE}
-    best = max(mean, key=lambda name: (round(mean[name], 12), name in gated, name))
+    gains); ties go to the shipped gate for the parts, then to the plainer
+    merge (no scope, a round robin), then to the larger name."""
+    mean = {rule_name(r): float(np.mean([gains[g][rule_name(r)] for g in groups])) for r in rules}
+    gated = {rule_name(r) for r in rules if r[3] == GATE}
+    best = max(
+        mean,
+        key=lambda name: (
+            round(mean[name], 12),
+            name in gated,
+            "scope=" not in name,
+            "merge=" not in name,
+            name,
+        ),
+    )
     return (best, mean[best]) if mean[best] > 0 else ("off", 0.0)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=None)
-    args = parser.parse_args()
-    library = default_library()
+# --wide: families of rules (merge kinds x scopes), each cross-validated as a whole
+FAMILIES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "round robin, parts lead (session 7)": (("parts",), ("none",)),
+    "+ whole question leads": (LEADS, ("none",)),
+    "+ part scope": (("parts",), ("none", "part")),
+    "+ whole leads + part scope": (LEADS, ("none", "part")),
+    "+ rrf2": (("parts", "rrf2"), ("none",)),
+    "+ rrf2 + part scope": (("parts", "rrf2"), ("none", "part")),
+    "+ slots": (("parts", "slots1", "slots2"), ("none",)),
+    "all": ((*LEADS, *WIDE_MERGES), WIDE_SCOPES),
+}
+
+
+def load_studies(library, rules: list[Rule]):
+    """Every group's gains and the per-part ranks of the questions judged per part."""
     gains: dict[str, dict[str, float]] = {}
     parts_at: dict[str, dict[str, list[int]]] = {}
     collections = load_all(COLLECTIONS, ROOT, ROOT / ".." / "shared", library)
@@ -208,40 +294,91 @@ def main() -> int:
             **{name: f"{name}.gold.json" for name in SHARED_SETS},
         }.get(coll.name)
         judged = judged_parts(ROOT / "eval" / path, library) if path else {}
-        g, p = study(coll, library, judged)
+        g, p = study(coll, library, judged, rules)
         gains.update(g)
         parts_at.update({f"{coll.name}:{qid}": v for qid, v in p.items()})
+    return gains, parts_at
+
+
+def cross_validate(gains: dict[str, dict[str, float]], rules: list[Rule], echo: bool) -> list[dict]:
     groups = sorted(gains)
     folds = []
     for held in groups:
-        chosen, train_gain = choose(gains, [g for g in groups if g != held])
+        chosen, train_gain = choose(gains, [g for g in groups if g != held], rules)
         held_gain = 0.0 if chosen == "off" else gains[held][chosen]
         folds.append(
             {"held_out": held, "chosen": chosen, "train_gain": train_gain, "held_out_gain": held_gain}
         )
+        if echo:
+            print(
+                f"held out {held:>18}: chosen {chosen}  (train {train_gain:+.4f})  held-out nDCG@10 {held_gain:+.4f}"
+            )
+    return folds
+
+
+def family_table(gains: dict[str, dict[str, float]], parts_at) -> dict[str, dict]:
+    """--wide: leave one group out within each family of rules."""
+    out = {}
+    for family, (merges, scopes) in FAMILIES.items():
+        rules = [r for r in WIDE_RULES if r[4] in merges and r[5] in scopes]
+        folds = cross_validate(gains, rules, echo=False)
+        final, _ = choose(gains, sorted(gains), rules)
+        held = {f["held_out"]: round(f["held_out_gain"], 6) for f in folds}
+        out[family] = {
+            "rules": len(rules),
+            "mean_held_out_gain": float(np.mean(list(held.values()))),
+            "held_out": held,
+            "final": final,
+            "demo_questions_met": questions_met(parts_at, final, "demo:"),
+        }
         print(
-            f"held out {held:>18}: chosen {chosen}  (train {train_gain:+.4f})  held-out nDCG@10 {held_gain:+.4f}"
+            f"family {family:38} {len(rules):5} rules  LOGO mean {out[family]['mean_held_out_gain']:+.4f}  "
+            f"final {final} (demo {out[family]['demo_questions_met']})"
         )
-    final, final_gain = choose(gains, groups)
+    return out
+
+
+def questions_met(parts_at, name: str, prefix: str = "") -> str:
+    ranks = [r[name] for q, r in parts_at.items() if q.startswith(prefix) and name in r]
+    return f"{sum(all(x <= 5 for x in r) for r in ranks)}/{len(ranks)}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--wide", action="store_true", help="other merges and part scopes too (a study)")
+    args = parser.parse_args()
+    rules = WIDE_RULES if args.wide else RULES
+    gains, parts_at = load_studies(default_library(), rules)
+    folds = cross_validate(gains, rules, echo=True)
+    final, final_gain = choose(gains, sorted(gains), rules)
     print(
         f"mean held-out gain {np.mean([f['held_out_gain'] for f in folds]):+.4f}; chosen on all groups: {final}"
     )
-    reported = ["off", SESSION6, final, *sorted({f["chosen"] for f in folds} - {final, SESSION6, "off"})]
-    for name in dict.fromkeys(reported):
+    families = family_table(gains, parts_at) if args.wide else {}
+    shipped = [] if args.wide else [SESSION6, SESSION7]
+    reported = ["off", *shipped, final, *sorted({f["chosen"] for f in folds} - {final, *shipped, "off"})]
+    reported += [f["final"] for f in families.values()]
+    reported = list(dict.fromkeys(reported))
+    for name in reported:
         ranks = {q: r[name] for q, r in parts_at.items()}
         inside = sum(x <= 5 for r in ranks.values() for x in r)
         total = sum(len(r) for r in ranks.values())
         print(
-            f"parts in the top 5 ({name}): {inside}/{total}; "
+            f"parts in the top 5 ({name}): {inside}/{total}; questions with every part in the top 5: "
+            f"demo {questions_met(parts_at, name, 'demo:')}, all {questions_met(parts_at, name)}; "
             + " ".join(f"{q} {r}" for q, r in ranks.items())
         )
     if args.out:
         result = {
             "kind": "part-split-cv",
-            "command": "python scripts/part_split_cv.py --out " + str(args.out),
+            "command": "python scripts/part_split_cv.py --out "
+            + str(args.out)
+            + (" --wide" if args.wide else ""),
             "groups": {g: {n: round(v, 6) for n, v in by.items()} for g, by in gains.items()},
             "folds": folds,
             "final": {"rule": final, "mean_gain": final_gain},
+            "families": families,
             # per-part ranks: only the rules printed above (not the whole grid's)
             "part_ranks": {q: {n: r[n] for n in reported if n in r} for q, r in parts_at.items()},
         }

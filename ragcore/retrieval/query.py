@@ -16,7 +16,8 @@ as a new question (it starts with a question word or an auxiliary verb), so
 part (``retrieval_parts``): each must name at least ``MIN_OWN_WORDS`` content
 words the other parts do not, so "..., and how much is it?" stays one query;
 and the merge can keep the whole question's top ``head`` passages first
-(the retriever keeps none; docs/decisions.md: both chosen by cross-validation).
+(the retriever keeps none), and lets the whole question's ranking lead each
+round (``MERGE_LEAD``; docs/decisions.md: all chosen by cross-validation).
 """
 
 from __future__ import annotations
@@ -111,15 +112,30 @@ def retrieval_parts(question: str, min_own_words: int = MIN_OWN_WORDS) -> list[s
     return parts
 
 
+# Which ranking opens each round of the merge: the whole question's ("whole":
+# its first passage, then each part's first, then its second, ...) or the
+# parts' ("parts": the whole question's passage last in each round). "whole"
+# chosen by leave one group out in session 8 (scripts/part_split_cv.py):
+# it keeps the whole question's passages that answer both parts near the top.
+Lead = Literal["whole", "parts"]
+LEADS: tuple[Lead, ...] = get_args(Lead)
+MERGE_LEAD: Lead = "whole"
+
+
 def merge_part_rankings(
-    rankings: Sequence[Sequence[tuple[int, float]]], whole: Sequence[tuple[int, float]] = (), head: int = 0
+    rankings: Sequence[Sequence[tuple[int, float]]],
+    whole: Sequence[tuple[int, float]] = (),
+    head: int = 0,
+    lead: Lead = MERGE_LEAD,
 ) -> list[tuple[int, float]]:
     """Round-robin merge: the whole question's first ``head`` passages, then
-    each part's first passage, then the whole question's first, then each
-    part's second, and so on, skipping rows already taken. Scores are
-    replaced by a rank-based score (1 / position) so the merged list stays
-    sorted."""
-    lists = [list(r) for r in rankings] + ([list(whole)] if whole else [])
+    rounds of the next passage of the whole question's ranking and of each
+    part's (the whole question's first in each round with ``lead`` "whole",
+    last with "parts"), skipping rows already taken. Scores are replaced by
+    a rank-based score (1 / position) so the merged list stays sorted."""
+    parts = [list(r) for r in rankings]
+    own = [list(whole)] if whole else []
+    lists = own + parts if lead == "whole" else parts + own
     merged: list[int] = list(dict.fromkeys(row for row, _ in whole[:head]))
     seen: set[int] = set(merged)
     depth = max((len(r) for r in lists), default=0)
@@ -139,16 +155,17 @@ def rank_by_parts(
     head: int = 0,
     min_own_words: int = 0,
     whole: Sequence[tuple[int, float]] | None = None,
+    lead: Lead = MERGE_LEAD,
 ) -> list[tuple[int, float]] | None:
     """For a multi-part question (``retrieval_parts`` with ``min_own_words``),
     ``rank`` each part and the whole question (or use ``whole``, its ranking
-    already made) and merge them (``merge_part_rankings`` with ``head``);
-    None for a single question, so the caller keeps its own ranking."""
+    already made) and merge them (``merge_part_rankings`` with ``head`` and
+    ``lead``); None for a single question, so the caller keeps its own ranking."""
     parts = retrieval_parts(question, min_own_words)
     if len(parts) < 2:
         return None
     ranked_parts = [rank(query) for query in part_queries(parts, carry)]
-    return merge_part_rankings(ranked_parts, whole if whole is not None else rank(question), head)
+    return merge_part_rankings(ranked_parts, whole if whole is not None else rank(question), head, lead)
 
 
 # Words by which a later part refers back to the first part's subject.

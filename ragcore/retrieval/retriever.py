@@ -45,7 +45,7 @@ from .protocols import (
     RerankerLike,
     VectorCache,
 )
-from .query import MIN_OWN_WORDS, Carry, rank_by_parts, retrieval_parts
+from .query import MERGE_LEAD, MIN_OWN_WORDS, Carry, Lead, rank_by_parts, retrieval_parts
 from .results import CallLog, SearchResult
 from .term_blocks import workers
 
@@ -60,7 +60,8 @@ Ranking = list[tuple[int, float]]
 # (docs/decisions.md, "Multi-part questions").
 SPLIT_PARTS = True
 PART_CARRY: Carry = "pronoun"
-PART_HEAD = 0  # none of the whole question's passages kept first: each part's first, then the whole's, ...
+PART_HEAD = 1  # the whole question's first passage kept first (with PART_LEAD "whole" the same as 0)
+PART_LEAD: Lead = MERGE_LEAD  # each round: the whole question's next passage, then each part's
 PART_MIN_OWN_WORDS = MIN_OWN_WORDS
 SPLIT_MODES: tuple[Mode, ...] = ("hybrid", "rerank")
 # With PART_SCOPE, a multi-part question that names a document
@@ -374,6 +375,7 @@ class Retriever:
                 head=PART_HEAD,
                 min_own_words=PART_MIN_OWN_WORDS,
                 whole=final,
+                lead=PART_LEAD,
             )
             if merged is not None:
                 final = merged

@@ -99,6 +99,7 @@ class PipelineFigures:
     named_document_boost: float  # a question naming a document multiplies its scores by 1 + this
     split_parts: bool  # multi-part questions ranked part by part in the fused modes
     part_head: int  # the whole question's top passages kept first when parts are merged
+    part_lead: str  # which ranking opens each round of the merge: "whole" or "parts"
     part_scope: bool  # a multi-part question naming a document ranks each part within it first
     embed_batch: int
     candidates: int  # per signal, before fusion
@@ -131,6 +132,7 @@ def pipeline_figures() -> PipelineFigures:
         named_document_boost=params.named_document_boost,
         split_parts=retrieval.SPLIT_PARTS,
         part_head=retrieval.PART_HEAD,
+        part_lead=retrieval.PART_LEAD,
         part_scope=retrieval.PART_SCOPE,
         embed_batch=EMBED_BATCH,
         candidates=retrieval.CANDIDATES,

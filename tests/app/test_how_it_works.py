@@ -39,8 +39,12 @@ def test_how_it_works_shows_live_figures_and_last_query_timings(app_env) -> None
     fusion = next(m.value for m in at.markdown if "Hybrid mode takes" in m.value)
     assert ("ranked part by part" in fusion) == retrieval.SPLIT_PARTS
     assert (f"top {retrieval.PART_HEAD}" in fusion) == (retrieval.SPLIT_PARTS and retrieval.PART_HEAD > 0)
+    whole_leads = retrieval.PART_LEAD == "whole"
     assert ("each part's first passage leading" in fusion) == (
-        retrieval.SPLIT_PARTS and not retrieval.PART_HEAD
+        retrieval.SPLIT_PARTS and not retrieval.PART_HEAD and not whole_leads
+    )
+    assert ("the whole question's first passage leading each round" in fusion) == (
+        retrieval.SPLIT_PARTS and not retrieval.PART_HEAD and whole_leads
     )
 
 

@@ -1,6 +1,7 @@
 import pytest
 
 from ragcore.retrieval.query import (
+    MERGE_LEAD,
     is_multi_part,
     merge_part_rankings,
     part_queries,
@@ -63,11 +64,27 @@ def test_merge_puts_each_parts_best_first():
     part1 = [(10, 9.0), (11, 8.0), (12, 7.0)]
     part2 = [(20, 0.9), (10, 0.8), (21, 0.7)]
     whole = [(30, 5.0), (10, 4.0)]
-    merged = merge_part_rankings([part1, part2], whole)
+    merged = merge_part_rankings([part1, part2], whole, lead="parts")
     assert [row for row, _ in merged] == [10, 20, 30, 11, 12, 21]
     scores = [s for _, s in merged]
     assert scores == sorted(scores, reverse=True)
     assert merge_part_rankings([]) == []
+
+
+def test_merge_led_by_the_whole_question_opens_each_round_with_it():
+    part1 = [(10, 9.0), (11, 8.0), (12, 7.0)]
+    part2 = [(20, 0.9), (10, 0.8), (21, 0.7)]
+    whole = [(30, 5.0), (31, 4.0), (10, 3.0)]
+    merged = [row for row, _ in merge_part_rankings([part1, part2], whole, lead="whole")]
+    assert merged == [30, 10, 20, 31, 11, 12, 21]
+    # the shipped lead (session 8 CV): the whole question's second passage is 4th, not 6th
+    assert MERGE_LEAD == "whole" and [row for row, _ in merge_part_rankings([part1, part2], whole)] == merged
+    assert [row for row, _ in merge_part_rankings([part1, part2], whole, lead="parts")][:4] == [
+        10,
+        20,
+        30,
+        11,
+    ]
 
 
 def test_merge_keeps_the_whole_questions_head_first():
@@ -76,8 +93,15 @@ def test_merge_keeps_the_whole_questions_head_first():
     whole = [(30, 5.0), (31, 4.0), (10, 3.0)]
     merged = merge_part_rankings([part1, part2], whole, head=2)
     assert [row for row, _ in merged] == [30, 31, 10, 20, 11]
-    # head 0 is the plain round robin, parts first
-    assert [row for row, _ in merge_part_rankings([part1, part2], whole)][:3] == [10, 20, 30]
+    # head 0 is the plain round robin, parts first with lead "parts"
+    assert [row for row, _ in merge_part_rankings([part1, part2], whole, lead="parts")][:3] == [10, 20, 30]
+    assert [row for row, _ in merge_part_rankings([part1, part2], whole, head=2, lead="whole")] == [
+        30,
+        31,
+        10,
+        20,
+        11,
+    ]
 
 
 @pytest.mark.parametrize(
@@ -145,7 +169,7 @@ def test_rank_by_parts_ranks_each_part_and_the_whole():
     assert rank_by_parts("What is the price?", rank) is None and asked == []
     merged = rank_by_parts("What is the price, and when is it billed?", rank)
     assert len(asked) == 3 and asked[-1] == "What is the price, and when is it billed?"
-    assert [row for row, _ in merged] == [10, 20, 30, 99]
+    assert [row for row, _ in merged] == [30, 10, 20, 99]  # the whole question leads each round
 
 
 def test_part_queries_carry_rules():
@@ -210,3 +234,24 @@ def test_parts_of_a_question_naming_a_document_rank_that_documents_passages_firs
     unscoped = rank_of_sla_credits()
     monkeypatch.setattr(retriever, "PART_SCOPE", True)
     assert rank_of_sla_credits() <= 5 < unscoped
+
+
+@pytest.mark.parametrize("lead", ["whole", "parts"])
+def test_retriever_merges_the_parts_with_its_head_and_lead(monkeypatch, lead):
+    from ragcore.retrieval import Retriever, retriever
+    from tests.retrieval.test_retriever import ToyEmbedder, make_corpus
+
+    corpus = make_corpus()
+    monkeypatch.setattr(retriever, "PART_LEAD", lead)
+    split = Retriever(corpus, embedder=ToyEmbedder(), split_parts=True)
+    whole = Retriever(corpus, embedder=ToyEmbedder(), split_parts=False)
+    question = "What is the price of the Business plan, and how do I reset a forgotten password?"
+    row = {p.id: i for i, p in enumerate(corpus.passages)}
+
+    def ranking(text: str) -> list[tuple[int, float]]:
+        return [(row[h.passage.id], h.score) for h in whole.search(text, "hybrid", 6).hits]
+
+    parts = part_queries(retrieval_parts(question, retriever.PART_MIN_OWN_WORDS), retriever.PART_CARRY)
+    want = merge_part_rankings([ranking(p) for p in parts], ranking(question), retriever.PART_HEAD, lead)
+    got = [row[h.passage.id] for h in split.search(question, "hybrid", 6).hits]
+    assert len(parts) == 2 and got == [r for r, _ in want][:6]
