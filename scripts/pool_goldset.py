@@ -58,7 +58,7 @@ import json
 import random
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -348,12 +348,15 @@ def merge_records(
     records: list[dict[str, Any]],
     doc_passages: Mapping[str, Sequence[tuple[int, int]]],
     judged: Mapping[Span, int] | None = None,
+    blank: Callable[[str], Set[int]] | None = None,
 ) -> MergeReport:
     """Add the graded records as line-span judgements.
 
     ``doc_passages`` holds each document's passage line spans under the
     pooling chunking; ``judged`` the grades of earlier merged sheets
-    (question, doc, first, last) -> grade. A record whose passage was judged
+    (question, doc, first, last) -> grade; ``blank`` gives a document's empty
+    lines (a trimmed span holding only those is recorded whole instead: the
+    shared line held the passage's text). A record whose passage was judged
     before, or whose recorded span the question already has, is skipped.
     """
     allowed = {int(g) for g in data.get("grades", {})} or None
@@ -397,6 +400,9 @@ def merge_records(
                 if (f, la) != (first, last) and f <= last and la >= first
             ]
             trimmed = trim_span(first, last, r["grade"], others)
+            if trimmed not in (None, span) and blank is not None:
+                if set(range(trimmed[0], trimmed[1] + 1)) <= blank(r["doc"]):
+                    trimmed = None  # only empty lines left: the text sat on a shared line
             if trimmed is None:
                 report.untrimmed += 1
             else:
@@ -471,6 +477,19 @@ def pool_passages(gold_path: Path) -> dict[str, list[tuple[int, int]]]:
     for p in pool_corpus(load_goldset(gold_path)).passages:
         out.setdefault(p.doc, []).append((p.first_line, p.last_line))
     return out
+
+
+def blank_lines(gold_path: Path) -> Callable[[str], set[int]]:
+    """A document's empty line numbers, its corpus read on the first call."""
+    found: dict[str, set[int]] = {}
+
+    def lines(doc: str) -> set[int]:
+        if not found:
+            for name, d in pool_corpus(load_goldset(gold_path)).documents.items():
+                found[name] = {n for n, line in enumerate(d.text.split("\n"), 1) if not line.strip()}
+        return found.get(doc, set())
+
+    return lines
 
 
 # ------------------------------------------------------------------ check
@@ -563,7 +582,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
         )
         return 1
     judged = merged_grades(folder, args.gold)
-    report = merge_records(data, records, pool_passages(args.gold), judged)
+    report = merge_records(data, records, pool_passages(args.gold), judged, blank_lines(args.gold))
     meta["merged"] = {
         "added": report.added,
         "skipped": report.skipped,

@@ -388,3 +388,19 @@ def test_merge_from_a_chosen_pool_folder_keeps_a_grade_2_part(pool_script, tmp_p
         {"doc": "a.md", "lines": [4, 5], "grade": 1},
     ]
     assert '"x"' not in gold.read_text()
+
+
+def test_merge_keeps_a_span_whole_when_trimming_leaves_only_empty_lines(pool_script):
+    """A long line shared by two passages can hold the graded passage's text:
+    trimming it away must not leave a judgement of empty lines."""
+    data = {"questions": [{"id": "q", "judgements": []}]}
+    records = [
+        {"item": 1, "question_id": "q", "doc": "a.md", "lines": [1, 3], "grade": 0},
+        {"item": 2, "question_id": "q", "doc": "a.md", "lines": [3, 5], "grade": 1},
+    ]
+    spans = {"a.md": [(1, 3), (3, 5)]}
+    report = pool_script.merge_records(data, [dict(r) for r in records], spans, blank=lambda doc: {4, 6})
+    assert data["questions"][0]["judgements"][1]["lines"] == [4, 5] and report.trimmed == 1
+    data = {"questions": [{"id": "q", "judgements": []}]}
+    report = pool_script.merge_records(data, [dict(r) for r in records], spans, blank=lambda doc: {4, 5})
+    assert data["questions"][0]["judgements"][1]["lines"] == [3, 5] and report.untrimmed == 1
