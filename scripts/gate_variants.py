@@ -140,7 +140,7 @@ def row_win(index, ids: np.ndarray, bm: Ranking) -> float:
 
 def build(names: list[str], dense_row_weight: float = 0.0) -> tuple[list[Query], dict[str, list[str]]]:
     """Every question's pieces; with ``dense_row_weight``, dense scores
-    passages by their table rows too (``ragcore.retrieval.dense_rows``)."""
+    passages by their table rows too (scripts/dense_rows.py)."""
     from ragcore.corpus import default_library
 
     library = default_library()
