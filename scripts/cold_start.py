@@ -1,6 +1,6 @@
 """App cold start and memory under use, measured in Chromium (#18).
 
-    python scripts/cold_start.py [--home DIR] [--sessions 8 --questions 100] [--runs N] [--floor] [--json]
+    python scripts/cold_start.py [--home DIR] [--sessions 8 --questions 100] [--runs N] [--floor] [--trace] [--json]
 
 1. Cold start: Chromium (``/usr/bin/chromium``, Python playwright) is
    launched first; the clock starts when ``streamlit run app.py`` is
@@ -9,10 +9,14 @@
    question. ``--home`` gives a library home (e.g. a warm one, as after a
    restart); without it an empty temporary home is used (the first start
    ever: the demo is loaded and indexed, its shipped vectors seeded).
-2. The RSS of the app process with the demo loaded (after that answer).
+2. The RSS of the app process with the demo loaded: at that answer, and
+   once it has settled (the warm-up loads the model after the first answer).
 3. With ``--questions N`` (> 0): ``--sessions`` browser contexts (separate
    Streamlit sessions) ask N questions round-robin, taken from the demo
    gold set; the app's RSS is printed before and after, and its growth.
+
+``--trace`` adds the app's start-up marks (``ragcore.startup_trace``) and
+the browser's steps, each in seconds since the spawn.
 
 ``--runs N`` repeats the measurement in N fresh server processes (a new
 empty home for each, unless ``--home``) and adds the median. ``--floor``
@@ -38,7 +42,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ragcore.app_server import running_app  # noqa: E402 - after the repository is on the path
+from ragcore import startup_trace  # noqa: E402 - after the repository is on the path
+from ragcore.app_server import running_app  # noqa: E402
 
 CHROMIUM = Path(os.environ.get("RAGCORE_CHROMIUM", "/usr/bin/chromium"))
 FIRST_EXAMPLE = "Is our pricing consistent?"  # the Ask page's first example question
@@ -51,6 +56,21 @@ def rss_mb(pid: int) -> float:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) / 1024
     return float("nan")
+
+
+def settled_rss_mb(pid: int, timeout_s: float = 60.0, still_s: float = 2.0) -> float:
+    """The RSS once it has stayed within 1 MB for ``still_s`` (the app's
+    warm-up loads the model after the first answer), or after ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    last, since = rss_mb(pid), time.monotonic()
+    while time.monotonic() < deadline:
+        time.sleep(0.25)
+        now = rss_mb(pid)
+        if abs(now - last) > 1.0:
+            last, since = now, time.monotonic()
+        elif time.monotonic() - since >= still_s:
+            break
+    return rss_mb(pid)
 
 
 def cpu_s(pid: int) -> float:
@@ -75,10 +95,18 @@ def app_env(home: Path) -> dict[str, str]:
     return env
 
 
-def first_answer(tab, url: str) -> None:
+def first_answer(tab, url: str, steps: dict[str, float] | None = None) -> None:
+    """Open the app, click the first example, wait for its answer; with
+    ``steps``, the wall-clock time of each browser step is put in it."""
     tab.goto(url)
-    tab.get_by_role("radio", name=FIRST_EXAMPLE).click(timeout=TIMEOUT_MS)
+    example = tab.get_by_role("radio", name=FIRST_EXAMPLE)
+    example.wait_for(timeout=TIMEOUT_MS)
+    if steps is not None:
+        steps["browser: example visible"] = time.time()
+    example.click(timeout=TIMEOUT_MS)
     tab.get_by_role("heading", name="Answer", exact=True).wait_for(timeout=TIMEOUT_MS)
+    if steps is not None:
+        steps["browser: answer visible"] = time.time()
 
 
 def ask(tab, question: str) -> None:
@@ -106,7 +134,7 @@ def growth(browser, url: str, pid: int, sessions: int, questions: int) -> dict[s
     tabs = [c.new_page() for c in contexts]
     for tab in tabs:  # every session opened and answered once before the "before" figure
         first_answer(tab, url)
-    before = rss_mb(pid)
+    before = settled_rss_mb(pid)  # with the model loaded
     pool = gold_questions()
     started = time.perf_counter()
     failed = 0
@@ -164,30 +192,45 @@ def measure_floor(home: Path) -> dict[str, object]:
     return result
 
 
-def measure(home: Path, sessions: int, questions: int) -> dict[str, object]:
+def measure(home: Path, sessions: int, questions: int, trace: Path | None = None) -> dict[str, object]:
     from playwright.sync_api import sync_playwright
 
     port = free_port()
+    env = app_env(home)
+    steps: dict[str, float] = {}
+    if trace is not None:
+        env[startup_trace.ENV] = str(trace)
     with sync_playwright() as p:
         browser = p.chromium.launch(
             executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-dev-shm-usage"]
         )
         tab = browser.new_page(viewport={"width": 1400, "height": 900})
-        t0 = time.perf_counter()
+        t0, wall0 = time.perf_counter(), time.time()
         log = home / "cold-start-streamlit.log"
-        with running_app(port, app_env(home), log, deadline_s=300) as app:
+        with running_app(port, env, log, deadline_s=300) as app:
             healthy = time.perf_counter() - t0
-            first_answer(tab, app.url)
+            steps["health check answered"] = time.time()
+            first_answer(tab, app.url, steps)
             result: dict[str, object] = {
                 "first_answer_s": round(time.perf_counter() - t0, 2),
                 "health_check_s": round(healthy, 2),
                 "server_cpu_s": round(cpu_s(app.pid), 2),
-                "rss_demo_loaded_mb": round(rss_mb(app.pid), 1),
+                "rss_demo_loaded_mb": round(rss_mb(app.pid), 1),  # at the first answer
             }
+            result["rss_settled_mb"] = round(settled_rss_mb(app.pid), 1)  # the model loaded after it
+            if trace is not None:
+                result["trace"] = timeline(trace, steps, wall0)
             if questions > 0:
                 result.update(growth(browser, app.url, app.pid, sessions, questions))
         browser.close()
     return result
+
+
+def timeline(trace: Path, steps: dict[str, float], since: float) -> list[str]:
+    """The app's marks and the browser's steps, as "seconds thread: event"."""
+    rows = startup_trace.read(str(trace), since) if trace.is_file() else []
+    rows += [(round(t - since, 3), "browser", name) for name, t in steps.items()]
+    return [f"{t:6.2f} {thread}: {event}" for t, thread, event in sorted(rows)]
 
 
 def one_run(args: argparse.Namespace) -> dict[str, object]:
@@ -198,7 +241,8 @@ def one_run(args: argparse.Namespace) -> dict[str, object]:
         if args.floor:
             result = {"app": "one-line floor", **measure_floor(Path(tmp))}
         else:
-            result = {"home": state, **measure(home, args.sessions, args.questions)}
+            trace = Path(tmp) / "startup-trace.tsv" if args.trace else None
+            result = {"home": state, **measure(home, args.sessions, args.questions, trace)}
     result["load_average"] = [round(x, 2) for x in os.getloadavg()]
     result["date"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     return result
@@ -209,7 +253,11 @@ def show(result: dict[str, object], as_json: bool) -> None:
         print(json.dumps(result), flush=True)
     else:
         for key, value in result.items():
-            print(f"{key:20} {value}")
+            if isinstance(value, list) and value and isinstance(value[0], str):
+                print(key)
+                print("\n".join("    " + line for line in value))
+            else:
+                print(f"{key:20} {value}")
         print(flush=True)
 
 
@@ -221,6 +269,9 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=1, help="fresh server processes to time (median added)")
     parser.add_argument("--floor", action="store_true", help="time a one-line Streamlit app instead")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--trace", action="store_true", help="print the app's start-up marks (RAGCORE_STARTUP_TRACE)"
+    )
     args = parser.parse_args()
     if not CHROMIUM.is_file():
         print(f"no Chromium at {CHROMIUM}", file=sys.stderr)
