@@ -1,6 +1,7 @@
 """App cold start and memory under use, measured in Chromium (#18).
 
-    python scripts/cold_start.py [--home DIR] [--sessions 8 --questions 100] [--runs N] [--floor] [--trace] [--json]
+    python scripts/cold_start.py [--home DIR] [--sessions 8 --questions 100] [--runs N] [--floor]
+                                 [--trace] [--no-bytecode-cache] [--json]
 
 1. Cold start: Chromium (``/usr/bin/chromium``, Python playwright) is
    launched first; the clock starts when ``streamlit run app.py`` is
@@ -14,6 +15,10 @@
 3. With ``--questions N`` (> 0): ``--sessions`` browser contexts (separate
    Streamlit sessions) ask N questions round-robin, taken from the demo
    gold set; the app's RSS is printed before and after, and its growth.
+
+The app runs with Python's bytecode cache on, as Python runs by default (a
+PYTHONDONTWRITEBYTECODE of the caller is dropped; ``--no-bytecode-cache``
+keeps it, and then every start compiles the project's modules from source).
 
 ``--trace`` adds the app's start-up marks (``ragcore.startup_trace``) and
 the browser's steps, each in seconds since the spawn.
@@ -88,9 +93,15 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def app_env(home: Path) -> dict[str, str]:
-    """The environment without API keys or a model, so answers are extractive."""
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k != "RAGCORE_LLM_MODEL"}
+def app_env(home: Path, bytecode_cache: bool = True) -> dict[str, str]:
+    """The environment without API keys or a model, so answers are extractive.
+    With ``bytecode_cache`` Python keeps compiled modules (``__pycache__``) as
+    it does by default, so a start after the first of a checkout reads them:
+    a PYTHONDONTWRITEBYTECODE set in the caller's environment is dropped (in
+    this project's sandbox it is set, and every start then compiles ragcore's
+    modules from source: about 0.3 s of CPU)."""
+    drop = {"RAGCORE_LLM_MODEL"} | ({"PYTHONDONTWRITEBYTECODE"} if bytecode_cache else set())
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k not in drop}
     env.update(RAGCORE_HOME=str(home), PYTHONPATH=str(ROOT))
     return env
 
@@ -168,7 +179,7 @@ def floor_app(home: Path) -> Path:
     return script
 
 
-def measure_floor(home: Path) -> dict[str, object]:
+def measure_floor(home: Path, bytecode_cache: bool = True) -> dict[str, object]:
     """Seconds from spawning ``streamlit run`` on the one-line app to its text in Chromium."""
     from playwright.sync_api import sync_playwright
 
@@ -179,7 +190,7 @@ def measure_floor(home: Path) -> dict[str, object]:
         )
         tab = browser.new_page(viewport={"width": 1400, "height": 900})
         t0 = time.perf_counter()
-        with running_app(free_port(), app_env(home), home / "floor.log", 300, script) as app:
+        with running_app(free_port(), app_env(home, bytecode_cache), home / "floor.log", 300, script) as app:
             healthy = time.perf_counter() - t0
             tab.goto(app.url)
             tab.get_by_text(FLOOR_TEXT).wait_for(timeout=TIMEOUT_MS)
@@ -192,11 +203,13 @@ def measure_floor(home: Path) -> dict[str, object]:
     return result
 
 
-def measure(home: Path, sessions: int, questions: int, trace: Path | None = None) -> dict[str, object]:
+def measure(
+    home: Path, sessions: int, questions: int, trace: Path | None = None, bytecode_cache: bool = True
+) -> dict[str, object]:
     from playwright.sync_api import sync_playwright
 
     port = free_port()
-    env = app_env(home)
+    env = app_env(home, bytecode_cache)
     steps: dict[str, float] = {}
     if trace is not None:
         env[startup_trace.ENV] = str(trace)
@@ -238,11 +251,13 @@ def one_run(args: argparse.Namespace) -> dict[str, object]:
         home = Path(args.home) if args.home else Path(tmp)
         home.mkdir(parents=True, exist_ok=True)
         state = "given" if any(home.iterdir()) else "empty"  # empty: the first start ever
+        cache = not args.no_bytecode_cache
         if args.floor:
-            result = {"app": "one-line floor", **measure_floor(Path(tmp))}
+            result = {"app": "one-line floor", "bytecode_cache": cache, **measure_floor(Path(tmp), cache)}
         else:
             trace = Path(tmp) / "startup-trace.tsv" if args.trace else None
-            result = {"home": state, **measure(home, args.sessions, args.questions, trace)}
+            measured = measure(home, args.sessions, args.questions, trace, cache)
+            result = {"home": state, "bytecode_cache": cache, **measured}
     result["load_average"] = [round(x, 2) for x in os.getloadavg()]
     result["date"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     return result
@@ -268,6 +283,11 @@ def main() -> int:
     parser.add_argument("--questions", type=int, default=0, help="questions for the RSS growth check")
     parser.add_argument("--runs", type=int, default=1, help="fresh server processes to time (median added)")
     parser.add_argument("--floor", action="store_true", help="time a one-line Streamlit app instead")
+    parser.add_argument(
+        "--no-bytecode-cache",
+        action="store_true",
+        help="keep the caller's PYTHONDONTWRITEBYTECODE (every start compiles the project's modules)",
+    )
     parser.add_argument("--json", action="store_true")
     parser.add_argument(
         "--trace", action="store_true", help="print the app's start-up marks (RAGCORE_STARTUP_TRACE)"
