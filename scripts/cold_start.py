@@ -49,6 +49,7 @@ sys.path.insert(0, str(ROOT))
 
 from ragcore import startup_trace  # noqa: E402 - after the repository is on the path
 from ragcore.app_server import running_app  # noqa: E402
+from ragcore.services.workspace import MODEL_WAIT_S  # noqa: E402
 
 CHROMIUM = Path(os.environ.get("RAGCORE_CHROMIUM", "/usr/bin/chromium"))
 FIRST_EXAMPLE = "Is our pricing consistent?"  # the Ask page's first example question
@@ -63,9 +64,10 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
-def settled_rss_mb(pid: int, timeout_s: float = 60.0, still_s: float = 2.0) -> float:
+def settled_rss_mb(pid: int, timeout_s: float = 90.0, still_s: float = MODEL_WAIT_S + 3.0) -> float:
     """The RSS once it has stayed within 1 MB for ``still_s`` (the app's
-    warm-up loads the model after the first answer), or after ``timeout_s``."""
+    warm-up loads the model after the first answer, up to MODEL_WAIT_S
+    later), or after ``timeout_s``."""
     deadline = time.monotonic() + timeout_s
     last, since = rss_mb(pid), time.monotonic()
     while time.monotonic() < deadline:
