@@ -7,7 +7,7 @@ risk. The documented list (``ABSOLUTES``, one pattern per kind):
   before "that"/"and": "Both sides warrant that"), promise(s/d), and the
   disclaimer "as is" / "as available" (which denies a warranty);
 - always: always, at all times, at every moment, forever, in perpetuity;
-  never, and "nothing ... ever" (negative absolutes: "never sell your data"
+  never, and "nothing ... ever" (negative absolutes: "never share your files"
   asserts it);
 - unlimited; 100% / 100 percent; fully; any and all; absolutely; without
   exception; under no circumstances; risk-free / no risk / zero risk.
