@@ -232,6 +232,7 @@ def test_demo_gold_names_real_lines_and_meets_the_minimum_sizes() -> None:
         ("heldout-unseen-risk.lens.json", "documents"),
         ("heldout-notes-stats.lens.json", "documents"),
         ("heldout-uber-risk.lens.json", "documents"),
+        ("heldout-lyft-license-risk.lens.json", "documents"),
     ],
 )
 def test_shared_gold_files_name_real_lines(name: str, folder: str) -> None:
@@ -292,6 +293,11 @@ def test_session7_held_out_money_file_meets_the_minimum_sizes() -> None:
 def test_session7_held_out_risk_file_meets_the_minimum_findings() -> None:
     uber = load_lens_gold(GOLD_DIR / "heldout-uber-risk.lens.json").risk
     assert uber is not None and len(uber.findings) >= 20
+
+
+def test_session8_held_out_risk_file_meets_the_minimum_findings() -> None:
+    lyft = load_lens_gold(GOLD_DIR / "heldout-lyft-license-risk.lens.json").risk
+    assert lyft is not None and len(lyft.findings) >= 20
 
 
 @pytest.mark.xfail(
