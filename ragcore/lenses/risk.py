@@ -350,7 +350,7 @@ def find_absolutes(text: str) -> list[TermMatch]:
         scope = denied_sentences.get(sentence)
         negated = neg is not None or (scope is not None and scope < start)
         if family in _NOUN_TERMS and continues_denial(text, sentence, last_denied):
-            negated = True  # "... makes no warranties. This includes warranties of title"
+            negated = True  # "... gives no warranties. This covers warranties of fitness"
         if negated and family in _NOUN_TERMS:
             denied_sentences.setdefault(sentence, start)
             last_denied = sentence

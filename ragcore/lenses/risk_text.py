@@ -19,7 +19,7 @@ negator before the list's first item ("do not provide support, warranties, or
 ..."), within the same look-back window. A listed noun that modifies a
 product or book-keeping noun ("warranty insurance", "warranty reserves")
 names a thing, not a promise; a sentence that goes on listing what a denial
-just before it covers ("This includes ... warranties of title") is denied too.
+just before it covers ("This covers warranties of fitness ...") is denied too.
 
 A word inside a condition makes no claim: "unless and until a rule change
 finds the service fully lawful", "If any of the suits are settled badly for
@@ -104,8 +104,8 @@ def in_condition(text: str, sentence: tuple[int, int], start: int, end: int) -> 
 # "warranty insurance" (a policy a buyer takes out), "warranty reserves", "guarantee fees".
 _ITEM_AFTER = re.compile(r"\s+(?:insurance|reserves?|costs?|expenses?|fees?)\b", re.IGNORECASE)
 _NOUN_FORM = re.compile(r"(?:warrant(?:y|ies)|guarantees?|promises?)", re.IGNORECASE)
-# A sentence that lists what the denial before it takes in: "This includes, without
-# limitation, warranties of title ...", "These cover ...".
+# A sentence that lists what the denial before it takes in: "This covers, among others,
+# warranties of fitness ...", "These include ...".
 _CONTINUED_DENIAL = re.compile(
     r"\s*(?:this|these|that|which|it)\s+(?:also\s+)?(?:includes?|covers?|extends?\s+to|applies\s+to)\b",
     re.IGNORECASE,
@@ -123,7 +123,7 @@ def names_an_item(text: str, start: int, end: int) -> bool:
 
 def continues_denial(text: str, sentence: tuple[int, int], denied: tuple[int, int] | None) -> bool:
     """Whether ``sentence`` lists what the denied sentence ``denied``, right
-    before it, denies ("... makes no warranties. This includes warranties of title")."""
+    before it, denies ("... gives no warranties. This covers warranties of fitness")."""
     if denied is None or denied[1] > sentence[0] or text[denied[1] : sentence[0]].strip():
         return False
     return bool(_CONTINUED_DENIAL.match(text, sentence[0]))
