@@ -159,9 +159,9 @@ def clause_around(text: str, start: int, end: int, line: tuple[int, int]) -> tup
     above when its line continues that line's sentence (PDF text wraps
     anywhere: "... we cannot" / " guarantee that ...")."""
     first = line[0]
-    word = re.match(r"\s*", text[first:start])
-    if word is not None and first + word.end() <= start and continues_line(text, first + word.end()):
-        first = line_bounds(text, first - 1)[0]
+    at = first + len(text[first:start]) - len(text[first:start].lstrip())  # the line's first word
+    if at <= start and text[at : at + 1].islower() and continues_line(text, at):
+        first = line_bounds(text, first - 1)[0]  # not a list mark, a quote or a digit: a lower-case word
     lo = first
     for m in _CLAUSE_END.finditer(text, first, start):
         if not (m.group() == "\n" and first < line[0] and m.start() == line[0] - 1):

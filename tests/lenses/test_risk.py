@@ -295,6 +295,7 @@ PDF_AND_CONDITION_CASES = [
     # ... but a new sentence, or a capital after a line with no stop, starts fresh
     ("We do not sell data.\nWe guarantee that backups run.", [("guarantee", False)]),
     ("Plans we do not offer\nWe guarantee refunds.", [("guarantee", False)]),
+    ("Things we do not offer\n- guaranteed refunds on custom work", [("guarantee", False)]),
     # an item of a comma list takes the list's negated verb
     ("Free plugins usually do not offer support, warranties, or updates.", [("warranty", True)]),
     ("We offer no setup fee, guaranteed delivery, and free returns.", [("guarantee", False)]),
