@@ -79,7 +79,7 @@ class BM25Params:
     # "code", "number-word", "amount", "percent"; "" is off), so an exact code
     # leads whatever the question's other words match. docs/decisions.md,
     # "Identifier priority" (kinds chosen by scripts/identifier_priority_cv.py).
-    identifier_priority: str = "code"
+    identifier_priority: str = "code amount"
     # The heading field also holds the initials of a document name of 3-5
     # words ("master-services-agreement.pdf" -> "msa", text.name_acronym).
     # Chosen by cross-validation (docs/decisions.md, "Identifier questions").

@@ -69,14 +69,14 @@ def test_passages_holding_more_of_the_query_codes_rank_first():
     assert ranked[:3] == [1, 0, 2]
 
 
-def test_only_codes_get_priority_not_decades_names_or_figures():
-    # Numbers run into a word (decades, "7seas"), amounts and percentages
-    # keep the boost only: cross-validation chose codes alone
+def test_codes_and_amounts_get_priority_not_decades_names_or_percentages():
+    # Numbers run into a word (decades, "7seas") and percentages keep the
+    # boost only: they lost in cross-validation
     # (scripts/identifier_priority_cv.py; docs/decisions.md).
     text = "In the 1960s 7seas paid $1,199 for a 25% share under ISO-27001 and SOC 2."
     index = BM25Index.from_texts([text, *FILLER], None, BM25Params())
     assert index.known_identifiers(text) == ["1960s", "7seas", "iso27001", "soc2", "$1199", "25%"]
-    assert index.priority_identifiers(text) == ["iso27001", "soc2"]
+    assert index.priority_identifiers(text) == ["iso27001", "soc2", "$1199"]
     assert [
         identifier_kind(t) for t in ("1960s", "7seas", "2d", "64gb", "$1199", "25%", "x15", "v2.3.1")
     ] == [
@@ -154,3 +154,28 @@ def test_the_passage_holding_the_code_is_first_in_the_default_mode(code, sibling
     assert identifiers(question)
     for mode in ("bm25", "hybrid"):
         assert retriever.search(question, mode=mode, k=3).hits[0].passage.doc == "note1.md", mode
+
+
+def test_the_default_modes_pins_are_the_codes_bm25_ranks_first():
+    # A figure or a number run into a word in the question pins nothing in
+    # the default mode either: only the kinds BM25 lifts (fusion.identifier_rows).
+    from ragcore.retrieval import fusion
+
+    texts = [
+        "A 25% discount needs the director.",
+        "7seas rolled out ISO-27001 in 2024.",
+        "It costs $1,199.",
+        *FILLER,
+    ]
+    index = BM25Index.from_texts(texts, None, BM25Params())
+    for question, pinned in [
+        ("who signs off a 25% discount", ()),
+        ("when did 7seas roll out its audit", ()),
+        ("when did 7seas roll out ISO-27001", (1,)),
+        ("what costs $1,199", (2,)),
+    ]:
+        lexical = index.search(question)
+        assert fusion.identifier_rows(index, question, lexical) == pinned, question
+    everything = BM25Index.from_texts(texts, None, BM25Params(identifier_priority="code number-word percent"))
+    question = "who signs off a 25% discount"
+    assert fusion.identifier_rows(everything, question, everything.search(question)) == (0,)
