@@ -14,6 +14,9 @@ import streamlit as st
 from streamlit.errors import StreamlitSecretNotFoundError
 
 from ragcore import config
+from ragcore.startup_trace import mark
+
+mark("app.py run starts")  # a server has imported streamlit already: this is the run's start (#18)
 
 # Secrets of the same names as the environment settings (RAGCORE_*, provider
 # keys) become environment variables; variables already set win.
@@ -27,6 +30,8 @@ ICON = Path(__file__).resolve().parent / "assets" / "ragcore-icon.png"
 st.set_page_config(page_title="ragcore", page_icon=str(ICON), layout="wide")
 
 from pages.views import ui  # noqa: E402 - after set_page_config, which must come first
+
+mark("app.py imports done")
 
 # The demo, the model and the demo's indexes load in a background thread from
 # the first run on (once per process), beside the page's own imports and the
@@ -81,4 +86,8 @@ def sidebar() -> None:
 
 navigation = st.navigation(PAGES)
 sidebar()
-navigation.run()
+try:
+    navigation.run()
+finally:  # also when the page stops early (st.stop): the warm-up waits for this
+    ui.page_drawn()
+    mark("app.py run ends")

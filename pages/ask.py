@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 
-import pandas as pd
 import streamlit as st
 
 from pages.views import curated as curated_ui
@@ -23,9 +22,19 @@ from ragcore.services.asking import (
     contains_instructions,
     format_amount,
 )
+from ragcore.startup_trace import mark
 
 STAGE_NAMES = {"bm25": "BM25", "dense": "Dense", "fused": "Fused", "rerank": "Reranked"}
 DECISION_TEXT = {"accepted": "Accepted", "edited": "Accepted with edits", "rejected": "Rejected"}
+
+
+def frame(rows: list[dict], **kw):
+    """A table's DataFrame; pandas is imported here, on the first table: the
+    page's first run draws none, and the warm-up imports it meanwhile (#18)."""
+    import pandas as pd
+
+    return pd.DataFrame(rows, **kw)
+
 
 ui.require_frame()  # a first run may start here without app.py
 ws = ui.workspace()
@@ -184,6 +193,7 @@ def ask_form() -> None:
         def stream(text: str) -> None:
             stream_box.html(ui.CSS + ui.answer_html(text + " …"))
 
+        mark("ask: question starts")
         with st.spinner("Searching…" if model is None else f"Searching, then asking {model.model}…"):
             try:
                 st.session_state["outcome"] = ws.asking.ask(
@@ -200,6 +210,7 @@ def ask_form() -> None:
                 st.session_state["outcome"] = None
                 st.error(ui.md(exc))
         stream_box.empty()
+        mark("ask: answer computed")
         st.session_state.pop("relens", None)
     elif st.session_state.pop("relens", False) and st.session_state.get("outcome") is not None:
         st.session_state["outcome"] = ws.asking.relens(st.session_state["outcome"], lens)
@@ -330,7 +341,7 @@ def show_money(lens: Lens) -> None:
     rows = [_figure_row(f, _relations(lens)) for f in lens.figures]
     if rows:
         st.caption("Figures by amount, conflicts first. Item: what the amount is for, as the text names it.")
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+        st.dataframe(frame(rows), hide_index=True, width="stretch")
     else:
         st.caption("No amounts in the passages read.")
 
@@ -393,7 +404,7 @@ def show_risk(lens: Lens) -> None:
         for f in lens.findings
     ]
     st.caption("Absolute wording in the passages; a negated one (“no guarantee”) denies the absolute.")
-    st.dataframe(pd.DataFrame(rows, index=range(1, len(rows) + 1)), width="stretch")
+    st.dataframe(frame(rows, index=range(1, len(rows) + 1)), width="stretch")
     picked = st.selectbox(
         "Open a finding's source",
         range(len(lens.findings)),
@@ -425,7 +436,7 @@ def show_passages(outcome: AskOutcome) -> None:
             row[STAGE_NAMES[stage]] = f"#{t.rank} ({t.score:.3g})" if t is not None else "—"
         row["Section"] = h.passage.label
         rows.append(row)
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    st.dataframe(frame(rows), hide_index=True, width="stretch")
     dense = ws.indexes.dense_ready(coll)
     for h in outcome.hits:
         p = h.passage
@@ -543,7 +554,7 @@ def show_log() -> None:
             "extractive answer was shown instead."
         )
     st.dataframe(
-        pd.DataFrame(
+        frame(
             [
                 {
                     "Time": c.ts,

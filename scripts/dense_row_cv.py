@@ -1,5 +1,5 @@
 """Leave-one-group-out choice of the dense table-row weight
-(``ragcore.retrieval.dense_rows``; docs/decisions.md, "Dense table rows").
+(scripts/dense_rows.py; docs/decisions.md, "Dense table rows").
 
 Each body row of a Markdown table (with its header row and the passage's
 contextual header) is embedded as an extra vector of its passage, and the

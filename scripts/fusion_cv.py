@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from dense_rows import row_vectors
 from fusion_fitted import FittedFamily
 from fusion_gate import GateFamily
 from fusion_learned import LearnedFamily
@@ -43,7 +44,6 @@ from ragcore.evaluation.metrics.ndcg import ndcg_at_k
 from ragcore.records import Passage
 from ragcore.retrieval import fusion
 from ragcore.retrieval.bm25 import BM25Index, BM25Params, top_k
-from ragcore.retrieval.dense_rows import row_vectors
 from ragcore.retrieval.learned_fusion import FusionStats
 from ragcore.store import Library
 
@@ -140,7 +140,7 @@ def dense_rankings(
 ) -> dict[str, Ranking]:
     """Top ``DEPTH`` (row, cosine) per question, from the cache when there;
     with ``row_weight``, passages holding table rows score
-    max(own, row_weight x best row) (``ragcore.retrieval.dense_rows``)."""
+    max(own, row_weight x best row) (scripts/dense_rows.py)."""
     from ragcore.retrieval.embedding import get_embedder
     from ragcore.retrieval.vectors import passage_vectors
 

@@ -40,6 +40,25 @@ check of that run, not a fresh test):
   BM25 top passage scores through a table row, goes to a BM25-heavy fusion
   (dense 0.5 or 0.3) or to BM25 alone; or no rule.
 
+Session 8 variants (written before their first run, for the same three
+misses; issue #22's list of query-performance predictors):
+
+- NQC (normalized query commitment, Shtok, Kurland, Carmel, Raiber &
+  Markovits, ACM TOIS 2012) of BM25's and of dense's list, and the overlap
+  of the two top-10s (Aslam & Pavlu, ECIR 2007), as gate signals, alone,
+  with query idf, and with a BM25-heavy third expert;
+- a table passage in BM25's top 3 (the table-row aware signal at a depth
+  that also sees table questions whose best row is not BM25's first hit),
+  as a signal and as a rule chosen per fold;
+- a per-query convex weight instead of a choice (``ConvexWeight``: dense's
+  weight is a logistic function of the signals, fitted to the expected
+  nDCG@10 interpolated over the grid of weights; the per-query analogue of
+  Bruch et al.'s tuned convex combination), with and without NQC/overlap.
+
+The output also gives, per variant and group, the paired difference per
+question against the bar's signal and against the shipped gate, with 95%
+paired bootstrap intervals.
+
     python scripts/gate_variants.py [--out eval/results/gate-variants.md] [--variants a,b]
 """
 
@@ -74,7 +93,22 @@ from ragcore.retrieval.fusion_gate import GATE_FEATURES, SCALE_FREE, gate_featur
 from ragcore.retrieval.query import merge_part_rankings  # noqa: E402
 from ragcore.retrieval.retriever import PART_HEAD  # noqa: E402
 
-EXTRA = ("named", "bm25_margin", "dense_margin", "max_idf", "mean_idf", "row_win", "is_part", "has_parts")
+EXTRA = (
+    "named",
+    "bm25_margin",
+    "dense_margin",
+    "max_idf",
+    "mean_idf",
+    "row_win",
+    "is_part",
+    "has_parts",
+    "nqc_bm25",
+    "nqc_dense",
+    "overlap10",
+    "table_top3",
+)
+QPP = ("nqc_bm25", "nqc_dense", "overlap10")
+NQC_DEPTH = 10  # fixed before any run (Shtok et al.'s k is 5-100; 10 = the depth nDCG reads)
 ALL = (*GATE_FEATURES, *EXTRA)
 IDF = ("max_idf", "mean_idf")
 SIGNALS = {"": GATE_FEATURES, " scale-free": SCALE_FREE}
@@ -121,7 +155,29 @@ def extra_signals(index, text: str, bm: Ranking, dn: Ranking) -> list[float]:
         row_win(index, ids, bm),
         0.0,
         0.0,
+        nqc(bm, floor=0.0),
+        nqc(dn, floor=-1.0),
+        overlap(bm, dn),
+        float(bool(set(r for r, _ in bm[:3]) & set(np.unique(index.row_owner).tolist()))),
     ]
+
+
+def nqc(ranking: Ranking, floor: float, depth: int = NQC_DEPTH) -> float:
+    """Normalized query commitment (Shtok, Kurland, Carmel, Raiber & Markovits,
+    ACM TOIS 2012): the spread of the top ``depth`` scores over the mean score
+    of the whole list (the stand-in for the corpus' own score, which neither
+    BM25 nor a cosine has), scores measured from the signal's ``floor``."""
+    scores = np.asarray([s for _, s in ranking], dtype=np.float64) - floor
+    if len(scores) < 2 or scores.mean() <= 0:
+        return 0.0
+    return float(scores[:depth].std() / scores.mean())
+
+
+def overlap(bm: Ranking, dn: Ranking, depth: int = 10) -> float:
+    """Share of the two top-``depth`` lists in common (rank agreement as a
+    predictor of a fusion's quality: Aslam & Pavlu, ECIR 2007)."""
+    top_b, top_d = {r for r, _ in bm[:depth]}, {r for r, _ in dn[:depth]}
+    return len(top_b & top_d) / depth if top_b and top_d else 0.0
 
 
 def row_win(index, ids: np.ndarray, bm: Ranking) -> float:
@@ -140,7 +196,7 @@ def row_win(index, ids: np.ndarray, bm: Ranking) -> float:
 
 def build(names: list[str], dense_row_weight: float = 0.0) -> tuple[list[Query], dict[str, list[str]]]:
     """Every question's pieces; with ``dense_row_weight``, dense scores
-    passages by their table rows too (``ragcore.retrieval.dense_rows``)."""
+    passages by their table rows too (scripts/dense_rows.py)."""
     from ragcore.corpus import default_library
 
     library = default_library()
@@ -235,6 +291,56 @@ class Softmax:
         return np.argmax(np.c_[np.zeros(len(z)), z @ self.theta[:, :-1].T + self.theta[:, -1]], 1)
 
 
+class ConvexWeight:
+    """A per-query convex weight instead of a choice: dense's weight is
+    alpha = sigmoid(theta . x + b) over the standardised signals ``used``,
+    and the ranking is the convex combination (theoretical-min-max
+    normalised, Bruch, Gai & Ingber, TOIS 2023) at the grid weight nearest
+    alpha (BM25 alone at 0, dense alone at 1). Fitted to maximise the
+    expected nDCG@10 with nDCG interpolated linearly between grid weights,
+    minus an L2 penalty, each collection weighted equally."""
+
+    GRID = (
+        (0.0, "bm25"),
+        *((a, f"convex tmm dense {a}") for a in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)),
+        (1.0, "dense"),
+    )
+    STARTS = (-1.5, 0.0, 1.4, 2.2)  # alpha 0.18, 0.5, 0.8, 0.9: the objective is piecewise linear
+
+    def __init__(self, used: tuple[str, ...]) -> None:
+        self.alphas = np.array([a for a, _ in self.GRID])
+        self.experts = [name for _, name in self.GRID]
+        self.used = [ALL.index(f) for f in used]
+
+    def fit(self, lab: Lab, ids: np.ndarray) -> ConvexWeight:
+        from scipy.optimize import minimize
+
+        x = lab.x[ids][:, self.used]
+        self.mu, self.sd = x.mean(0), x.std(0)
+        self.sd[self.sd == 0] = 1.0
+        x = (x - self.mu) / self.sd
+        nd = np.c_[tuple(lab.nd[e][ids] for e in self.experts)]
+        slope = np.diff(nd, axis=1) / np.diff(self.alphas)
+        w, (n, d), at = lab.weights(ids), x.shape, np.arange(len(ids))
+
+        def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
+            a = 1.0 / (1.0 + np.exp(-np.clip(x @ theta[:d] + theta[d], -30, 30)))
+            seg = np.clip(np.searchsorted(self.alphas, a, side="right") - 1, 0, len(self.alphas) - 2)
+            value = nd[at, seg] + slope[at, seg] * (a - self.alphas[seg])
+            dz = -w * slope[at, seg] * a * (1 - a)
+            penalty = 0.5 * L2 * float(theta[:d] @ theta[:d]) / n
+            return -float(w @ value) + penalty, np.r_[x.T @ dz + L2 * theta[:d] / n, dz.sum()]
+
+        fits = [minimize(loss, np.r_[np.zeros(d), b], jac=True, method="L-BFGS-B") for b in self.STARTS]
+        self.theta = min(fits, key=lambda r: r.fun).x
+        return self
+
+    def choose(self, x: np.ndarray) -> np.ndarray:
+        z = (x[:, self.used] - self.mu) / self.sd
+        a = 1.0 / (1.0 + np.exp(-np.clip(z @ self.theta[:-1] + self.theta[-1], -30, 30)))
+        return np.argmin(np.abs(a[:, None] - self.alphas[None, :]), 1)
+
+
 class NamedRule:
     """A question (or part) whose signal ``flag`` is set (by default: it
     names a document) goes to ``to``; the rest to the gate."""
@@ -252,7 +358,8 @@ class NamedRule:
         return np.where(flagged, len(self.experts) - 1, self.gate.choose(x))
 
 
-Model = Softmax | NamedRule
+Model = Softmax | NamedRule | ConvexWeight
+SHIPPED = "shipped gate"
 Variant = dict[str, Callable[[], Model]]
 
 
@@ -272,6 +379,8 @@ class Lab:
         self.split: dict[tuple[int, tuple[str, ...]], float] = {}
         # per held-out group, the last cv's training mean of its chosen setting (fits without the group)
         self.nested_mean: dict[str, float] = {}
+        # per held-out group, the last cv's held-out nDCG@10 per question (for paired intervals)
+        self.last_held: dict[str, list[float]] = {}
 
     def single_mean(self, g: str, signal: str) -> float:
         return float(np.mean([self.queries[i].single[signal] for i in self.of_group[g]]))
@@ -332,7 +441,8 @@ class Lab:
 
             best = max(variant, key=lambda s: (nested(s), s))
             self.nested_mean[g] = nested(best)
-            rows[g] = (float(np.mean(self.held_out(fitted(best, frozenset({g})), g))), best)
+            self.last_held[g] = self.held_out(fitted(best, frozenset({g})), g)
+            rows[g] = (float(np.mean(self.last_held[g])), best)
         return rows
 
 
@@ -372,8 +482,8 @@ def cv_rules(lab: Lab, variant: Variant, rules: dict[str, RuleSpec]) -> dict[str
             )
 
         rule = max(rules, key=lambda n: (round(score(n), 9), rules[n] is None, n))
-        value = float(np.mean(lab.held_out(ruled(fitted(best, frozenset({g})), rules[rule]), g)))
-        rows[g] = (value, f"{best} | {rule}")
+        lab.last_held[g] = lab.held_out(ruled(fitted(best, frozenset({g})), rules[rule]), g)
+        rows[g] = (float(np.mean(lab.last_held[g])), f"{best} | {rule}")
     return rows
 
 
@@ -413,7 +523,7 @@ def variants() -> dict[str, Variant]:
     for lo in ("convex tmm dense 0.3", "convex tmm dense 0.5", "bm25"):
         third |= {f"{s} | {lo}": f for s, f in gate_family(third=lo).items()}
     return {
-        "shipped gate": gate_family(),
+        SHIPPED: gate_family(),
         "+ query idf (always)": gate_family(IDF),
         "+ query idf (chosen per fold)": with_or_without_idf,
         "+ named document (signal)": gate_family(("named",)),
@@ -426,12 +536,43 @@ def variants() -> dict[str, Variant]:
             for lo in ("convex tmm dense 0.3", "convex tmm dense 0.5", "bm25")
             for s, f in gate_family(("row_win",), third=lo).items()
         },
+        **session8_variants(),
+    }
+
+
+def session8_variants() -> dict[str, Variant]:
+    """Session 8 (written before their first run): post-retrieval query
+    performance predictors as gate signals (NQC of each list, Shtok et al.
+    TOIS 2012; the two top-10s' overlap), a table passage in BM25's top 3,
+    and a per-query convex weight set from the signals instead of a choice."""
+    third = {}
+    for lo in ("convex tmm dense 0.3", "convex tmm dense 0.5", "bm25"):
+        third |= {f"{s} | {lo}": f for s, f in gate_family(QPP, third=lo).items()}
+    return {
+        "+ NQC + top-10 overlap": gate_family(QPP),
+        "+ NQC + overlap + query idf": gate_family((*QPP, *IDF)),
+        "+ table passage in BM25's top 3": gate_family(("table_top3",)),
+        "+ NQC + overlap + BM25-heavy third expert": third,
+        "per-query convex weight": {
+            f"weight{name}": (lambda used=used: ConvexWeight(used)) for name, used in SIGNALS.items()
+        },
+        "per-query convex weight + NQC + overlap": {
+            f"weight{name} +qpp": (lambda used=used: ConvexWeight((*used, *QPP)))
+            for name, used in SIGNALS.items()
+        },
     }
 
 
 def ruled_variants() -> dict[str, tuple[Variant, dict[str, RuleSpec]]]:
     """Variants made of the shipped gate and a rule chosen per fold (``cv_rules``)."""
-    return {"+ split / table-row rules (chosen per fold)": (gate_family(), piece_rules())}
+    table_rules: dict[str, RuleSpec] = {"no rule": None} | {
+        f"table_top3 -> {to}": ("table_top3", to)
+        for to in ("convex tmm dense 0.5", "convex tmm dense 0.3", "bm25")
+    }
+    return {
+        "+ split / table-row rules (chosen per fold)": (gate_family(), piece_rules()),
+        "+ table-in-top-3 rule (chosen per fold)": (gate_family(), table_rules),
+    }
 
 
 def goal(lab: Lab, g: str, value: float, bars: dict[str, float]) -> bool:
@@ -457,6 +598,30 @@ def markdown(lab: Lab, results: dict[str, dict[str, tuple[float, str]]], bars: d
     return "\n".join(lines) + "\n"
 
 
+def paired_table(lab: Lab, held: dict[str, dict[str, list[float]]]) -> str:
+    """Each variant's held-out nDCG@10 minus the bar's signal (the better of
+    BM25 and dense alone on the group) and minus the shipped gate, per
+    question: mean difference [paired bootstrap 95% interval]."""
+    from ragcore.evaluation.statistics import paired_mean_comparison
+
+    def cell(a: list[float], b: list[float]) -> str:
+        c = paired_mean_comparison(a, b)
+        return f"{c.diff:+.3f} [{c.low:+.3f}, {c.high:+.3f}]"
+
+    names = [n for n in held if n != SHIPPED]
+    lines = [
+        "| collection | " + " | ".join(f"{n} − bar | {n} − shipped" for n in names) + " |",
+        "|---|" + "---|---|" * len(names),
+    ]
+    for g in lab.groups:
+        signal = "bm25" if lab.single_mean(g, "bm25") >= lab.single_mean(g, "dense") else "dense"
+        bar = [lab.queries[i].single[signal] for i in lab.of_group[g]]
+        base = held.get(SHIPPED, {}).get(g)
+        cells = [f"{cell(held[n][g], bar)} | {cell(held[n][g], base) if base else '-'}" for n in names]
+        lines.append(f"| {g} ({signal}) | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", default=str(ROOT / "eval" / "results" / "gate-variants.md"))
@@ -471,9 +636,10 @@ def main() -> int:
     ruled = ruled_variants()
     if args.variants:
         ruled = {n: v for n, v in ruled.items() if n in args.variants.split(",")}
-    results = {}
+    results, held = {}, {}
     for name in [*chosen, *ruled]:
         results[name] = lab.cv(chosen[name]) if name in chosen else cv_rules(lab, *ruled[name])
+        held[name] = dict(lab.last_held)
         met = sum(goal(lab, g, v, bars) for g, (v, _) in results[name].items())
         print(f"{name:45} met {met}/{len(lab.groups)} ({time.time() - t0:.0f} s)", flush=True)
     table = markdown(lab, results, bars)
@@ -485,6 +651,8 @@ def main() -> int:
         "Held-out nDCG@10 of gate variants (scripts/gate_variants.py; the bar is the better of BM25 and dense "
         "alone on the group, and the reference RRF figure where there is one)\n\n"
         + table
+        + "\nPaired differences per question (held-out nDCG@10; 95% paired bootstrap intervals):\n\n"
+        + paired_table(lab, held)
         + "\nSetting chosen per held-out group:\n\n"
         + settings
         + "\n"

@@ -86,12 +86,21 @@ def _workspace(home: str) -> Workspace:
     return Workspace(Path(home))
 
 
+# Imported by the warm-up once the first page is drawn, not by that page's run:
+# the Ask page's tables need pandas only once there is an answer (#18 cold start).
+IMPORT_AHEAD = ("pandas",)
+
+
 def warm_up() -> None:
-    """Load the demo, the model and the demo's dense index in a background
-    thread, once per process; called by app.py before the page runs, so they
-    load beside the page's imports and the first question finds them ready (a
-    failure is logged and shown in the sidebar)."""
-    workspace().start_warm_up()
+    """Load the demo, its indexes and then the model in a background thread,
+    once per process; called by app.py before the page runs, so the first
+    question finds them ready (a failure is logged and shown in the sidebar)."""
+    workspace().start_warm_up(IMPORT_AHEAD)
+
+
+def page_drawn() -> None:
+    """Called by app.py at the end of each run: the first lets the warm-up load the model."""
+    workspace().page_drawn()
 
 
 def workspace() -> Workspace:

@@ -12,22 +12,37 @@ et al., "Predicting Query Performance", SIGIR 2002: a query whose terms the
 collection lacks is a query it cannot serve), applied only to names, since
 an ordinary word the documents lack is often a paraphrase ("penalty" for
 "late fee") that the sentence similarity still bridges.
+
+Beside the names, ``KindCheck`` asks whether a retrieved unit carries both
+the question's subject (its topic words) and the kind of thing it asks for
+(a figure, a date, a person or role, ...): measured as a way to answer
+below the score threshold, or to decline at it (docs/decisions.md
+section 7 says what the study chose).
 """
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import Protocol
+from typing import Literal, Protocol
 
 from ragcore.records import Document
 from ragcore.text import content_words
+
+from .relevance import Cue, states_cue
 
 
 class HasText(Protocol):
     @property
     def text(self) -> str: ...
+
+
+class HasCue(Protocol):
+    @property
+    def cue(self) -> Cue: ...
 
 
 class HasUnitDoc(Protocol):
@@ -110,3 +125,55 @@ def anchor(part: HasText, documents: Mapping[str, Document] | None) -> Callable[
         return doc is None or not unknown_names(text, [doc.text])
 
     return mentions
+
+
+KindRule = Literal["off", "answer", "decline"]
+
+
+@dataclass(frozen=True)
+class KindCheck:
+    """Whether a retrieved unit carries the question's subject *and* the kind
+    of thing it asks for, beside the sentence-score threshold.
+
+    A unit carries the subject when it states at least ``coverage`` of the
+    part's topic words (idf-weighted, its heading path counted as in the
+    selection score); it carries the kind when it states what the part's cue
+    asks for (a figure for "how much", a date for "when", a person or role
+    for "who", ...; a part without a cue needs the subject only). With
+    ``rule`` "answer", a part below the threshold is still answered at
+    ``min_score`` when such a unit exists; with "decline", a part at the
+    threshold is declined when none does; "off" is the threshold alone.
+    Chosen by ``scripts/answer_study.py`` (docs/decisions.md section 7).
+    """
+
+    rule: KindRule = "off"
+    coverage: float = 0.5
+    min_score: float = 0.8
+
+
+# The rule the answer ships with (chosen by the study; docs/decisions.md section 7).
+SHIPPED_KIND_CHECK = KindCheck()
+
+
+def carries_kind(
+    part: HasCue, units: Sequence[HasText], coverage: Callable[[HasText], float], share: float
+) -> bool:
+    """Whether some unit states ``share`` of the part's subject and, when the
+    part asks for a kind of answer, an answer of that kind."""
+    return any(coverage(u) >= share and (part.cue == "none" or states_cue(u.text, part.cue)) for u in units)
+
+
+def part_threshold(
+    part: HasCue,
+    units: Sequence[HasText],
+    coverage: Callable[[HasText], float],
+    min_score: float,
+    check: KindCheck,
+) -> float:
+    """The score a part's best unit must reach to answer it (infinite: declined)."""
+    if check.rule == "off":
+        return min_score
+    evidence = carries_kind(part, units, coverage, check.coverage)
+    if check.rule == "answer":
+        return min(min_score, check.min_score) if evidence else min_score
+    return min_score if evidence else math.inf

@@ -39,7 +39,14 @@ from ragcore.records import (
     SentenceKind,
 )
 
-from .answerability import anchor, collection_texts, unknown_names
+from .answerability import (
+    SHIPPED_KIND_CHECK,
+    KindCheck,
+    anchor,
+    collection_texts,
+    part_threshold,
+    unknown_names,
+)
 from .claims import SUBJECT_COVERAGE, is_yes_no, question_disagreements
 from .disagreement import Disagreement, agreement_words, asks_agreement, disagreements, lens_conflicts
 from .relevance import Part, Scorer, Weights, answer_cue, make_part, states_cue, topic_words
@@ -158,6 +165,7 @@ def is_covered(
     hits: Sequence[Hit],
     documents: Mapping[str, Document] | None = None,
     min_score: float = ANSWER_MIN_SCORE,
+    kind_check: KindCheck = SHIPPED_KIND_CHECK,
 ) -> bool:
     """Whether some part of the question is answered by a retrieved unit."""
     units = answer_units(hits, documents)
@@ -165,9 +173,24 @@ def is_covered(
     parts = question_parts(question)
     unknown = _unknown_names(parts, documents, units)
     return any(
-        not missing and choose(units, part, scorer, set(), min_score, anchored=anchor(part, documents))
+        not missing
+        and choose(
+            units,
+            part,
+            scorer,
+            set(),
+            _threshold(part, units, scorer, min_score, kind_check),
+            anchored=anchor(part, documents),
+        )
         for part, missing in zip(parts, unknown, strict=True)
     )
+
+
+def _threshold(
+    part: Part, units: Sequence[Unit], scorer: Scorer, min_score: float, check: KindCheck
+) -> float:
+    """The score the part's best unit must reach (``answerability.part_threshold``)."""
+    return part_threshold(part, units, lambda u: scorer.coverage(u, part), min_score, check)
 
 
 def _indirect(part: Part) -> str:
@@ -225,6 +248,7 @@ def extractive_answer(
     anchor_names: bool = True,
     passages: Sequence[Passage] | None = None,
     read_risks: bool = True,
+    kind_check: KindCheck = SHIPPED_KIND_CHECK,
 ) -> Answer:
     """The answer assembled from the retrieved passages' sentences and table rows.
 
@@ -252,6 +276,7 @@ def extractive_answer(
         unknown,
         follow_on,
         documents if anchor_names and check_names else None,
+        kind_check,
     )
     reading = risk_reading(question, documents, passages) if read_risks and check_names else None
     if reading is not None:
@@ -349,10 +374,11 @@ def _select(
     unknown: Sequence[list[str]],
     follow: bool = True,
     documents: Mapping[str, Document] | None = None,
+    kind_check: KindCheck = SHIPPED_KIND_CHECK,
 ) -> tuple[list[list[Unit]], list[bool]]:
     """Each part's units, and whether each part is answered; ``limits`` are
-    ``choose``'s (min_score, keep_ratio, per_part)."""
-    min_score = limits[0]
+    ``choose``'s (min_score, keep_ratio, per_part), the threshold moved per
+    part by ``kind_check``."""
     taken: set[int] = set()
     per_part: list[list[Unit]] = []
     answered: list[bool] = []
@@ -361,7 +387,8 @@ def _select(
             answered.append(False)
             per_part.append([])
             continue
-        chosen = choose(units, part, scorer, taken, *limits, anchored=anchor(part, documents))
+        min_score = _threshold(part, units, scorer, limits[0], kind_check)
+        chosen = choose(units, part, scorer, taken, min_score, *limits[1:], anchored=anchor(part, documents))
         if follow:
             chosen = with_continuations(chosen, units, taken)
         # a part whose answer another part already quotes ("..., and how much

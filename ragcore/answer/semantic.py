@@ -55,7 +55,8 @@ def similarity_for(hits: Sequence[Hit]) -> Similarity | None:
     if not any(h.trace.get("dense") is not None for h in hits if h.trace):
         return None
     if not _SHARED:
-        from ragcore.retrieval.embedding import get_embedder
+        # The process's model, loaded on first need (the app's example questions need no load).
+        from ragcore.retrieval.lazy_embedder import shared_embedder
 
-        _SHARED.append(embedding_similarity(get_embedder()))
+        _SHARED.append(embedding_similarity(shared_embedder()))
     return _SHARED[0]

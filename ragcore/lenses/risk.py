@@ -7,7 +7,7 @@ risk. The documented list (``ABSOLUTES``, one pattern per kind):
   before "that"/"and": "Both sides warrant that"), promise(s/d), and the
   disclaimer "as is" / "as available" (which denies a warranty);
 - always: always, at all times, at every moment, forever, in perpetuity;
-  never, and "nothing ... ever" (negative absolutes: "never sell your data"
+  never, and "nothing ... ever" (negative absolutes: "never share your files"
   asserts it);
 - unlimited; 100% / 100 percent; fully; any and all; absolutely; without
   exception; under no circumstances; risk-free / no risk / zero risk.
@@ -40,7 +40,17 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ragcore.lenses.contradiction import Statement, contradicts, statement
-from ragcore.lenses.risk_text import GLUED_NEGATOR, broken_spans, in_condition, is_glued_negator, unbreak
+from ragcore.lenses.risk_text import (
+    GLUED_NEGATOR,
+    broken_spans,
+    clause_around,
+    continues_denial,
+    continues_line,
+    in_condition,
+    is_glued_negator,
+    names_an_item,
+    unbreak,
+)
 from ragcore.lenses.spans import collapse, line_bounds, passage_lines, phrase_bounds, sentence_at
 from ragcore.records import Hit
 from ragcore.text import sentence_spans
@@ -53,8 +63,8 @@ ABSOLUTES: tuple[tuple[str, str, str], ...] = (
     # the verb "warrant" only before "that"/"and" ("Both sides warrant that"): "a warrant" is a court order
     ("warranty", "plain", r"warrant(?:y|ies|s)|warrant(?=\s+(?:that|and)\b)"),
     ("promise", "plain", r"promise[sd]?"),
-    # "as is": provided with no guarantee of any kind
-    ("guarantee", "denial", r"[\"“]?as\s+is[\"”]?(?=\s+(?:and|or|basis)\b|[\"”,.])"),
+    # "as is" (or "as-is"): provided with no guarantee of any kind
+    ("guarantee", "denial", r"[\"“]?as[\s-]+is[\"”]?(?=\s+(?:and|or|basis)\b|[\"”,.])"),
     ("always", "plain", r"always|at\s+all\s+times|at\s+every\s+moment|forever|in\s+perpetuity"),
     # "never", and "nothing ... ever" written apart ("nothing can ever be lost")
     ("always", "negative", r"never|nothing\s+(?:\w+\s+){0,2}?ever"),
@@ -114,7 +124,6 @@ _NEGATORS = frozenset(
 _NEGATED_SUBJECT = re.compile(r"\s*(?P<neg>no|nothing|none|neither|nobody)\b", re.IGNORECASE)
 _TERMINATORS = frozenset({"and", "but", "however", "although", "though"})
 _NEGATION_WINDOW = 3  # words before the term, within its clause
-_CLAUSE_END = re.compile(r"[,;:!?()\n]|\.(?!\d)|\s[-–—]\s|\bbut\b", re.IGNORECASE)
 _QUOTED_DENIED = re.compile(r"[^\"”]{0,40}[\"”]\s*(?:is|are)\s+(?:not|no)\b", re.IGNORECASE)
 _NOUN_TERMS = frozenset({"guarantee", "warranty", "promise"})
 # "100% of X" without a verb after X is a share; "100% of data is encrypted" is a claim.
@@ -129,9 +138,11 @@ _SUPERSEDED = re.compile(
     r"\b(?:supersed|replac)\w*\s+(?:all\s+)?(?:prior|previous|earlier)\b[^.;]{0,160}$", re.I
 )
 # "All information is provided "as is"": the quantified clause is the disclaimer, not a claim besides it.
-_DISCLAIMED = re.compile(r"[^.;]{0,20}?[\"“]?as\s+is\b", re.IGNORECASE)
+_DISCLAIMED = re.compile(r"[^.;]{0,20}?[\"“]?as[\s-]+is\b", re.IGNORECASE)
 _REFERENCE = re.compile(
-    r"\b(?:this|that|such|said|these|those)\s+$|\bbreach(?:es|ed)?\s+of\s+(?:any\s+|the\s+|its\s+)?$",
+    r"\b(?:this|that|such|said|these|those)\s+$|\bbreach(?:es|ed)?\s+of\s+(?:any\s+|the\s+|its\s+)?$"
+    # "the disclaimer of warranties" names the disclaiming clause; the clause itself is the finding
+    r"|\bdisclaimers?\s+of\s+(?:all\s+|any\s+|the\s+)?$",
     re.IGNORECASE,
 )
 # A noun followed by the document's own parts names what they hold, not a claim:
@@ -149,7 +160,7 @@ _SUBJECT_SKIP = frozenset("that to you we us they it i our your their the a an i
 # Each family is one kind of claim; commitments (guarantee, warranty, promise)
 # are compared on their own term, the others on their topic words.
 _CLAIM_PATTERN = {
-    "guarantee": r"guarantee[sd]?|guaranteeing|as\s+is",
+    "guarantee": r"guarantee[sd]?|guaranteeing|as[\s-]+is",
     "warranty": r"warrant(?:y|ies|s)|warrant(?=\s+(?:that|and)\b)",
     "promise": r"promise[sd]?",
 }
@@ -238,15 +249,6 @@ def _negator_before(text: str, clause_start: int, start: int, taken: list[tuple[
     return None if words & _TERMINATORS else subject.start("neg")
 
 
-def _clause(text: str, start: int, end: int, line: tuple[int, int]) -> tuple[int, int]:
-    """The clause around [start, end) within its line."""
-    lo = line[0]
-    for m in _CLAUSE_END.finditer(text, line[0], start):
-        lo = m.end()
-    m = _CLAUSE_END.search(text, end, line[1])
-    return lo, (m.start() if m else line[1])
-
-
 def _subject(text: str, clause: tuple[int, int], start: int, end: int) -> str:
     after = re.findall(r"[\w$€£%.'’-]+", text[end : clause[1]])
     while after and after[0].lower() in _SUBJECT_SKIP:
@@ -275,7 +277,7 @@ def _is_claim(text: str, start: int, end: int, family: str, line: tuple[int, int
     if family not in _NOUN_TERMS:
         return True
     before = text[max(line[0], start - 24) : start]
-    if _SUPERSEDED.search(text[line[0] : start]):
+    if _SUPERSEDED.search(text[line[0] : start]) or names_an_item(text, start, end):
         return False
     return not (_REFERENCE.search(before) or _REFERENCE_AFTER.match(text, end))
 
@@ -292,19 +294,6 @@ def _term_matches(text: str) -> list[tuple[re.Match[str], int, int]]:
     return found
 
 
-def _continues_line(text: str, at: int) -> bool:
-    """Whether a lower-case word at ``at`` starts a line that continues the
-    sentence of the line above (PDF text wraps anywhere: "... exclusive forum
-    for" / "any action")."""
-    line = line_bounds(text, at)
-    if line[0] == 0 or text[line[0] : at].strip():
-        return False
-    above = text[line_bounds(text, line[0] - 1)[0] : line[0] - 1].rstrip()
-    if not above or above.lstrip().startswith(("#", "|")) or text[at].isupper():
-        return False  # a capital starts a sentence, after a line with no stop too (a URL, a title)
-    return above[-1].isalnum() or above[-1] == ","
-
-
 def _candidates(text: str) -> list[tuple[str, str, int, int]]:
     """(family, kind, start, end) of every listed absolute and commitment, in order."""
     found = []
@@ -315,7 +304,7 @@ def _candidates(text: str) -> list[tuple[str, str, int, int]]:
             found.append((family, kind, start, end))
     for pattern, family in ((_QUANTIFIED, "all"), (_DEADLINE, "must")):
         for m in pattern.finditer(text):
-            if family == "all" and (_DISCLAIMED.match(text, m.end()) or _continues_line(text, m.start("q"))):
+            if family == "all" and (_DISCLAIMED.match(text, m.end()) or continues_line(text, m.start("q"))):
                 continue
             found.append((family, "plain", m.start("q"), m.end("q")))
     return sorted((f for f in found if not _unchosen(text, f[2])), key=lambda f: f[2])
@@ -346,9 +335,10 @@ def find_absolutes(text: str) -> list[TermMatch]:
     candidates = _candidates(text)
     taken = [(a, b) for _, _, a, b in candidates]
     denied_sentences: dict[tuple[int, int], int] = {}  # sentence -> offset where a denied commitment starts
+    last_denied: tuple[int, int] | None = None  # the last sentence that denies a commitment
     for family, kind, start, end in candidates:
         line = line_bounds(text, start)
-        clause = _clause(text, start, end, line)
+        clause = clause_around(text, start, end, line)
         sentence = sentence_at(spans, start, line)
         if in_condition(text, sentence, start, end):
             continue  # "unless ... our operations are fully compliant" claims nothing
@@ -359,8 +349,11 @@ def find_absolutes(text: str) -> list[TermMatch]:
         )
         scope = denied_sentences.get(sentence)
         negated = neg is not None or (scope is not None and scope < start)
-        if negated and family in _NOUN_TERMS and sentence not in denied_sentences:
-            denied_sentences[sentence] = start
+        if family in _NOUN_TERMS and continues_denial(text, sentence, last_denied):
+            negated = True  # "... gives no warranties. This covers warranties of fitness"
+        if negated and family in _NOUN_TERMS:
+            denied_sentences.setdefault(sentence, start)
+            last_denied = sentence
         phrase = phrase_bounds(text, sentence, start)
         out.append(
             TermMatch(
@@ -399,7 +392,7 @@ def _denies(f: Finding) -> bool:
 
 
 def _quoted_claim(f: Finding) -> bool:
-    return bool(re.match(r"[\"“]?as\s+is", f.wording, re.IGNORECASE)) or (
+    return bool(re.match(r"[\"“]?as[\s-]+is", f.wording, re.IGNORECASE)) or (
         f.negated and bool(re.search(r"[\"“][^\"”]{0,40}$", f.phrase.split(f.wording)[0]))
     )
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..retrieval import text_vectors
+from ..startup_trace import mark
 from ..store import Library
 from .common import DEMO_COLLECTION
 
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from ..retrieval.protocols import EmbedderLike, RerankerLike
 
 DEMO_TEXT_VECTORS = "demo.text-vectors.npz"  # beside the demo's passage vectors
+DEMO_QUESTION_VECTORS = "demo.question-vectors.npz"  # the Ask page's example questions, as queries
 MAX_RETRIEVERS = 8  # indexes kept in memory at once (the demo's is always kept)
 log = logging.getLogger(__name__)
 
@@ -81,17 +83,34 @@ class Indexes:
 
     @property
     def embedder(self) -> EmbedderLike:
-        """The embedding model (loaded once per process)."""
+        """The embedding model: the process's, loaded on first need (its
+        ``model_id`` and the demo's example questions need no load:
+        ``retrieval.lazy_embedder``), unless one was given."""
         if self._embedder is None:
-            from ..retrieval.embedding import get_embedder
+            from ..retrieval.lazy_embedder import shared_embedder
 
-            self._embedder = get_embedder()
+            lazy = shared_embedder()
+            lazy.know(self.demo_vectors.with_name(DEMO_QUESTION_VECTORS))
+            self._embedder = lazy
         return self._embedder
 
     @property
     def loaded_embedder(self) -> EmbedderLike | None:
         """The embedding model if it is loaded already, else None (never loads it)."""
+        from ..retrieval.lazy_embedder import LazyEmbedder
+
+        if isinstance(self._embedder, LazyEmbedder):
+            return self._embedder.loaded
         return self._embedder
+
+    def load_model(self) -> None:
+        """Load the embedding model now (the warm-up's last step), so a typed question finds it loaded."""
+        embedder = self.embedder
+        load = getattr(embedder, "load", None)
+        if callable(load):
+            mark("embedding model loading")
+            load()
+            mark("embedding model loaded")
 
     @property
     def reranker(self) -> RerankerLike:
@@ -136,7 +155,7 @@ class Indexes:
 
     def new_retriever(self, corpus: Corpus) -> Retriever:
         """A retriever over ``corpus`` with this library's vector cache and models
-        (the model loads only on first dense use; it gets ours once loaded)."""
+        (the model loads only on first need: ``embedder``)."""
         from ..retrieval.backends.select import make_retriever  # RAGCORE_INDEX: embedded or Milvus
         from ..retrieval.index_files import index_dir_for
 
@@ -146,7 +165,7 @@ class Indexes:
         return make_retriever(
             corpus,
             vector_cache=self.library,
-            embedder=self._embedder,
+            embedder=self.embedder,
             reranker=self.reranker,
             index_dir=index_dir,
         )

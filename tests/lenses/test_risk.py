@@ -289,6 +289,32 @@ PDF_AND_CONDITION_CASES = [
     ("If you close your account, we’ll erase the files within 60 days.", [("must", False)]),
     ("We'll answer every ticket within two days.", [("must", False)]),
     ("Bill’ll see it later.", []),
+    # session 8 (heldout-lyft-license-risk): a negator at the end of the line above a wrapped line
+    ("If the vendor leaves, wecannot\n guarantee that a new one would be found.", [("guarantee", True)]),
+    ("Our team will not\n always answer at night.", [("always", True)]),
+    # ... but a new sentence, or a capital after a line with no stop, starts fresh
+    ("We do not sell data.\nWe guarantee that backups run.", [("guarantee", False)]),
+    ("Plans we do not offer\nWe guarantee refunds.", [("guarantee", False)]),
+    ("Things we do not offer\n- guaranteed refunds on custom work", [("guarantee", False)]),
+    # an item of a comma list takes the list's negated verb
+    ("Free plugins usually do not offer support, warranties, or updates.", [("warranty", True)]),
+    ("We offer no setup fee, guaranteed delivery, and free returns.", [("guarantee", False)]),
+    # a listed noun naming a product or a book-keeping item
+    ("We may buy representation and warranty insurance for the deal.", []),
+    ("Our warranty reserves grew with sales.", []),
+    ("We warranty every bike for two years.", [("warranty", False)]),
+    ("Each bike has a two-year warranty.", [("warranty", False)]),
+    # "the disclaimer of warranties" names a clause; "This includes ..." goes on denying
+    ("Keep a notice that points to the disclaimer of warranties.", []),
+    ("## Disclaimer of Warranties", []),
+    (
+        "The maker offers the kit as-is and gives no warranties. This includes warranties of fitness.",
+        [("guarantee", True), ("warranty", True), ("warranty", True)],
+    ),
+    (
+        "We give no warranties. Our partners include warranties in their plans.",
+        [("warranty", True), ("warranty", False)],
+    ),
 ]
 
 

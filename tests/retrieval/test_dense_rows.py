@@ -1,11 +1,17 @@
-"""Table rows as extra vectors of their passage (ragcore/retrieval/dense_rows.py)."""
+"""Table rows as extra vectors of their passage (scripts/dense_rows.py, a
+study the retriever does not use)."""
 
+import sys
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 import numpy as np
 
 from ragcore.records import Passage
-from ragcore.retrieval.dense_rows import ROW_MODEL_SUFFIX, RowVectors, row_texts, row_vectors, with_rows
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+
+from dense_rows import ROW_MODEL_SUFFIX, RowVectors, row_texts, row_vectors, with_rows
 
 TABLE = "| Code | Meaning |\n| --- | --- |\n| Q-1 | Empty body |\n| Q-7 | Quota used up |\n"
 CONTINUED = "| Q-8 | Service down |\n| Q-9 | Timed out |\n"

@@ -9,7 +9,20 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 
-from gate_variants import ALL, Lab, NamedRule, Piece, Query, Softmax, cv_rules, row_win
+from gate_variants import (
+    ALL,
+    ConvexWeight,
+    Lab,
+    NamedRule,
+    Piece,
+    Query,
+    Softmax,
+    cv_rules,
+    nqc,
+    overlap,
+    paired_table,
+    row_win,
+)
 
 EXPERTS = ("dense", "bm25", "convex tmm dense 0.3")
 
@@ -116,3 +129,62 @@ def test_row_win_flags_a_top_passage_scored_through_its_table_row():
     for question, want in (("Which code says the monthly quota is used up?", 1.0), ("lunch menus", 0.0)):
         ids = index.term_ids(index.query_tokens(question))
         assert row_win(index, ids, index.search(question)) == want
+
+
+def test_nqc_is_the_top_scores_spread_over_the_list_mean():
+    # scores 3, 2, 1 over floor 0: std 0.8165, mean 2
+    assert nqc([(0, 3.0), (1, 2.0), (2, 1.0)], floor=0.0) == pytest.approx(np.std([3, 2, 1]) / 2)
+    # cosines are measured from -1, and only the top ``depth`` make the spread
+    ranking = [(0, 0.5), (1, 0.5), (2, -0.5)]
+    assert nqc(ranking, floor=-1.0, depth=2) == 0.0
+    assert nqc(ranking, floor=-1.0, depth=3) > 0.0
+    assert nqc([(0, 1.0)], floor=0.0) == 0.0
+
+
+def test_overlap_counts_shared_rows_of_the_two_top_lists():
+    bm = [(r, 1.0) for r in range(10)]
+    dn = [(r, 1.0) for r in (0, 2, 4, 20, 21, 22, 23, 24, 25, 26)]
+    assert overlap(bm, dn) == pytest.approx(0.3)
+    assert overlap(bm, []) == 0.0
+
+
+def _weight_lab() -> Lab:
+    """Dense's best weight follows ``length``: 1 when high, 0 when low, and
+    0.5 (the middle of the grid) when near zero."""
+    queries = []
+    for i in range(150):
+        level = (-1.0, 0.0, 1.0)[i % 3]
+        best = {-1.0: 0.0, 0.0: 0.5, 1.0: 1.0}[level]
+        nd = {name: 1.0 - abs(a - best) for a, name in ConvexWeight.GRID}
+        q = _query(i, "abc"[(i // 3) % 3], level, False, {})
+        q.ndcg = nd
+        queries.append(q)
+    return Lab(queries, {})
+
+
+def test_convex_weight_sets_dense_weight_from_the_signal():
+    lab = _weight_lab()
+    model = ConvexWeight(("length",)).fit(lab, np.arange(len(lab.queries)))
+    chosen = [model.experts[c] for c in model.choose(lab.x)]
+    for q, name in zip(lab.queries, chosen, strict=True):
+        level = q.whole.x[ALL.index("length")]
+        if level > 0:
+            assert name == "dense"
+        elif level < 0:
+            assert name == "bm25"
+        else:
+            assert name in ("convex tmm dense 0.4", "convex tmm dense 0.5", "convex tmm dense 0.6")
+
+
+def test_paired_table_compares_each_variant_with_the_bar_and_the_shipped_gate():
+    lab = _lab()
+    for q in lab.queries:
+        q.single = {"dense": q.ndcg["dense"], "bm25": q.ndcg["bm25"]}
+    held = {
+        "shipped gate": {g: [0.5] * len(lab.of_group[g]) for g in lab.groups},
+        "better": {g: [0.6] * len(lab.of_group[g]) for g in lab.groups},
+    }
+    table = paired_table(lab, held)
+    row = next(line for line in table.splitlines() if line.startswith("| a "))
+    bar = np.mean([lab.queries[i].single["dense"] for i in lab.of_group["a"]])
+    assert f"{0.6 - bar:+.3f}" in row and "+0.100 [+0.100, +0.100]" in row

@@ -95,7 +95,7 @@ def _broken_word(word: str) -> str:
 _MULT_WORDS = "|".join(_broken_word(w) for w in ("thousand", "million", "billion", "trillion"))
 _MULT = (
     r"(?:(?P<{g}s>[kKmMbBtT]|mm|MM|mn|bn|BN)(?![\w])"
-    # run-together PDF text may glue the next word on ("$13.1 milliondecrease"), not "millionaire"
+    # run-together PDF text may glue the next word on ("$7.4 millionrise"), not "millionaire"
     r"|[ \t]{{0,3}}\n?[ \t]{{0,2}}(?P<{g}w>" + _MULT_WORDS.replace("{", "{{").replace("}", "}}") + r")"
     r"(?:\b|(?=[a-z])(?!aire|th)))?"
 )
@@ -103,7 +103,7 @@ _MULT = (
 # section's scale for the bare amounts under it.
 _SCALE_HEADER = re.compile(r"\(\s*in\s+(thousands|millions|billions)\b", re.IGNORECASE)
 _SCALE_LINES = 12  # how far under its header a scale holds (a table's height)
-# "$0.0001 par value": a per-share amount, which a "(in thousands, except per share data)" header excepts.
+# "$0.0001 par value": a per-share amount, which a statement's "(in thousands ..." header leaves unscaled.
 _PAR_VALUE = re.compile(r"\s?par\s+valu", re.IGNORECASE)
 
 
@@ -113,7 +113,7 @@ def _sym_alt() -> str:
 
 _AMOUNT = re.compile(
     # symbol before: $999, US$ 5, €49
-    # (case-sensitive: "a$193" in run-together PDF text is "a $193", not A$)
+    # (case-sensitive: "a$240" in run-together PDF text is "a $240", not A$)
     rf"(?<![\d$])(?-i:(?P<sym>{_sym_alt()}))\s?(?P<paren>\()?(?P<n1>{_NUM}){_MULT.format(g='m1')}"
     # ISO code before: USD 999
     rf"|\b(?P<iso1>{'|'.join(_ISO)})\s?(?P<n2>{_NUM}){_MULT.format(g='m2')}"
@@ -221,7 +221,7 @@ def table_scale(text: str, at: int) -> float:
     if holds_cells(text[begin : end if end >= 0 else len(text)]):
         lines_above = len(table_lines_before(text, begin, _SCALE_LINES, 4 * _SCALE_LINES))
     for h in _SCALE_HEADER.finditer(text, max(0, at - 6000), at):
-        # the header's line is where its parenthesis closes ("(In millions, except ... ref" / "lected ...)")
+        # the header's line is where its parenthesis closes ("(In millions, but ... thousa" / "nds ...)")
         close = text.find(")", h.end(), at)
         if text.count("\n", h.start() if close < 0 else close, at) <= max(_SCALE_LINES, lines_above):
             scale = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}[h.group(1).lower()]

@@ -3,10 +3,10 @@
 Two annual reports of two companies both have a "Revenue" row and a "Cash
 and cash equivalents" row; the row label cannot tell that they are figures of
 different companies, the statement's heading can. A statement in PDF text is
-headed by a line naming the reporting entity by its legal name ("Lyft, Inc.",
+headed by a line naming the reporting entity by its legal name ("Northwind, Inc.",
 "ACME HOLDINGS CORP."), right above its title. Rows of statements headed by
 different entities are never compared (nor the amounts written inside them:
-"net of allowance of $14 and $19, respectively"); an amount with no such line
+"less a reserve for bad debts of $14 and $19, respectively"); an amount with no such line
 near above it is compared as before.
 """
 

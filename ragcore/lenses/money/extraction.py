@@ -83,7 +83,7 @@ _PROPOSAL = re.compile(
     r"\b(?:rais(?:e|ing)|increas(?:e|ing)|lower(?:ing)?|cut(?:ting)?|reduc(?:e|ing)|chang(?:e|ing)|mov(?:e|ing))\b",
     re.IGNORECASE,
 )
-# An amount that states a difference, not a level: "increased $6.3 billion",
+# An amount that states a difference, not a level: "increased $3.8 billion",
 # "improved by $2 million", "a $25 million decrease in" ("up from $X" and
 # "rose to $X" name levels and are not matched).
 _DIFFERENCE_BEFORE = re.compile(
@@ -201,7 +201,7 @@ def _in_phrase_after(text: str, amt: _Amount) -> str:
     """The noun phrase of an "in" phrase right after a listed part ("$2.3
     billion in purchases of equipment"): up to its first function word, one
     "of"/"on"/"from"/"for" phrase included ("impairment of goodwill" is not
-    "impairment of equity securities", "gain on divestitures" not "gain from
+    "impairment of equity securities", "gain on disposals" not "gain from
     sale"); "" for a time ("in 2021", "in the year ended")."""
     m = _IN_AFTER.match(text, amt.stop, amt.sentence[1])
     if m is None or _TIME_PHRASE.match(text, m.start(0) + m.group(0).index("in")):
@@ -209,7 +209,7 @@ def _in_phrase_after(text: str, amt: _Amount) -> str:
     words: list[str] = []
     for w in (_clean_word(t) for t in _tokens(m.group(1))):
         if w in _IN_LINKS and words and not set(words) & _IN_LINKS:
-            words.append(w)  # "impairment of goodwill", "gain on business divestitures"
+            words.append(w)  # "impairment of goodwill", "gain on asset disposals"
             continue
         if w in _STOP or (words and w.endswith("ed")):
             break
@@ -365,7 +365,7 @@ def extract_figures(
             base, billing, period, phrase = _table_figure(text, amt, table)
         elif row is not None and row.label:
             base, billing, period, phrase = _row_subject(row.label), None, amt.period, amt.line
-            if row.per_share:  # "(in thousands, except per share data)": a per-share cell is never scaled
+            if row.per_share:  # a statement's "(in thousands ..." scale leaves its per-share cells unscaled
                 amt = _per_share_amount(amt)
                 period = period or "share"
             title = pdf_table_title(above + text, len(above) + amt.line[0])
@@ -403,7 +403,7 @@ def extract_figures(
 
 def _per_share_amount(amt: _Amount) -> _Amount:
     """A per-share cell as written: a table's "(in thousands)" scale excepts
-    per-share amounts (financial statements say "except per share data")."""
+    per-share amounts (a statement's header says so beside its scale)."""
     values = [(float(Decimal(str(v)) / Decimal(str(amt.scale))), a, b) for v, a, b in amt.values]
     return replace(amt, values=values, scale=1.0)
 
@@ -439,7 +439,7 @@ def _respectively(
     return out
 
 
-# "... in the year ended December 31, 2021 and 2020" after "$2.5 million and $3.1 million": years listed as amounts are
+# "... in the year ended June 30, 2024 and 2023" after "$2.5 million and $3.1 million": years listed as amounts are
 _YEAR_LIST = re.compile(
     r"(?<![\d$,.])(?:19|20)\d\d(?:\s*,\s*(?:19|20)\d\d)*\s*,?\s+and\s+(?:19|20)\d\d(?![\d%])"
 )
@@ -470,7 +470,7 @@ def _paired_years(marks: list[TimeMark], text: str, amounts: list[_Amount]) -> l
     return out
 
 
-# A total followed by what it is made of: "..., which primarily consisted of", "comprising".
+# A total followed by what it is made of: "..., which mainly consisted of", "comprising".
 _COMPONENTS = re.compile(
     r"\b(?:consist(?:ed|ing|s)?|compris(?:ed|ing|es?)|made\s+up)\s+(?:\w+\s+)?of\b|\bcompris(?:ed|ing|es?)\b",
     re.IGNORECASE,
@@ -478,8 +478,8 @@ _COMPONENTS = re.compile(
 
 
 def _components(marks: list[TimeMark], text: str, amounts: list[_Amount]) -> list[TimeMark]:
-    """ "$143 million for the year ended <date>, which primarily consisted of
-    proceeds of $1.6 billion and ... $0.7 billion": the parts listed after a
+    """ "$210 million for the year ended <date>, which mainly consisted of
+    loans of $1.4 billion and ... $0.9 billion": the parts listed after a
     dated total in its sentence are of the total's time, unless dated themselves."""
     out = list(marks)
     for k, amt in enumerate(amounts):

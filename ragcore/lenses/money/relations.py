@@ -15,8 +15,8 @@ proposed change or a quoted example). A pair with different amounts is
   figure after the change took effect is a conflict, too).
 
 Two amounts in one sentence with no time marks (a range, alternatives) are
-neither, and nor are two amounts that are one figure rounded ("$17.5 billion"
-and "$ 17,455" in millions): equal to within half the step of the less
+neither, and nor are two amounts that are one figure rounded ("$12.8 billion"
+and "$ 12,791" in millions): equal to within half the step of the less
 precise one as written.
 """
 
@@ -86,7 +86,7 @@ def _version_order(a: Mention, b: Mention) -> bool | None:
 
 def written_step(m: Mention) -> float:
     """The precision of an amount as written: 1e8 for "$17.5 billion", 1e6 for
-    "$ 17,455" under "(in millions)", 0.01 for "$4.99"."""
+    "$ 12,791" under "(in millions)", 0.01 for "$4.99"."""
     number = NUMBER.search(m.raw)
     if number is None:
         return 0.0

@@ -151,9 +151,9 @@ def _header_years(line: str) -> list[int]:
 
 
 _MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
-# One column's header line: a year, or "As of December 31, 2021" (after a header's closing
-# parenthesis: "... per share amounts)As of December 31, 2020"), maybe with the first row's
-# label glued on ("2020 Assets", "As of December 31, 2021 Assets").
+# One column's header line: a year, or "As of June 30, 2024" (after a header's closing
+# parenthesis: "... per share as stated)As of June 30, 2023"), maybe with the first row's
+# label glued on ("2023 Assets", "As of June 30, 2024 Assets").
 _ONE_COLUMN = re.compile(
     rf"(?:\s*|.*\)\s*)(?:(?:As\s+of\s+)?(?:{_MONTHS})\s+\d{{1,2}},\s*)?((?:19|20)\d\d)(?:\s+(?P<rest>[A-Z][^\d.,;:]*))?\s*",
     re.IGNORECASE,
@@ -172,8 +172,8 @@ def _column_years(above: list[str]) -> list[int]:
     """The nearest header's column years: a line of years (or of two or more
     years among other words), joined with year-only lines right above it (a
     header pypdf split over lines: "2021" / "2020 2019 (in thousands)"); or
-    two or more one-column header lines, one year each ("As of December 31,
-    2020" / "As of December 31, 2021 Assets", "2021" / "2020 Assets")."""
+    two or more one-column header lines, one year each ("As of June 30,
+    2023" / "As of June 30, 2024 Assets", "2024" / "2023 Assets")."""
     for k, line in enumerate(above):
         years = _header_years(line)
         if not years:

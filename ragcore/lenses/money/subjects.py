@@ -86,7 +86,7 @@ _WORD_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9'’&+.-]*[A-Za-z0-9+]|[A-Za-z]|\d[
 _MARKUP = re.compile(r"\*\*|__|`|\[|\]\([^)]*\)|[*_#>|]")
 
 
-# Run-together PDF text glues words ("DeliveryAdjusted EBITDA"): a capital after a
+# Run-together PDF text glues words ("FreightAdjusted EBITDA"): a capital after a
 # lower-case letter starts a word (applied alike to every subject, so keys still meet).
 _GLUED = re.compile(r"(?<=[a-z])(?=[A-Z][a-z])")
 

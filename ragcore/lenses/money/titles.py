@@ -11,9 +11,9 @@ table, written the way a reader would look for it:
 - in PDF text, above the table's header (its column years and the header
   words around them: "Year Ended December 31,", "% Change", "(In
   millions)"), the nearest short fragment that stands as a heading: a line of
-  its own, or the words after the last sentence end of a line ("... Form
-  10-K.Revenue"), with the next line starting fresh (a next line that keeps
-  its leading space continues a sentence: "10-K.Unrealized" / " gain on ...").
+  its own, or the words after the last sentence end of a line ("... this
+  report.Revenue"), with the next line starting fresh (a next line that keeps
+  its leading space continues a sentence: "report.Deferred" / " revenue ...").
   The search stops at another table's row.
 """
 

@@ -81,7 +81,7 @@ _ADVERB_AFTER = re.compile(
 _FOR_PERIOD = re.compile(
     r"\s*,?\s*for\s+(?:the|a|one|1)?\s*(?:full|whole|entire|first|single)?\s*"
     r"(?P<p>year|month|week|day|12\s+months|twelve\s+months)\b"
-    # "for the year ended December 31, 2021" names the period reported, not a rate
+    # "for the year ended June 30, 2024" names the period reported, not a rate
     r"(?!\s*(?:then\s+)?end(?:ed|ing)(?-i:(?![a-z])))",
     re.IGNORECASE,
 )

@@ -157,7 +157,7 @@ def _years(text: str, above: str = "") -> list[tuple[float, int | None]]:
 def test_glued_column_years_with_the_scale_after_them_date_each_column() -> None:
     text = (
         "Year Ended December 31,\n2020 to 2021 % Change\n2019 to 2020 %\nChange\n"
-        "20212020 2019 (in thousands, except for percentages)\n"
+        "20212020 2019 (in thousands, and percentages as stated)\n"
         "Cost of revenue\n"
         "$ 1,733,901 $ 1,520,388 $ 2,098,114 14 % (28) % Cost\n"
     )

@@ -16,33 +16,33 @@ from ragcore.records import Passage
 BALANCE = (
     "Northwind Outfitters, Inc.\n"
     "Consolidated Balance Sheets\n"
-    "(In millions, except share amounts which are ref\n"
-    "lected in thousands, and per share amounts)As of June 30, 2023\n"
+    "(In millions, but counts of shares in thousa\n"
+    "nds and amounts per share as stated)As of June 30, 2023\n"
     "As of June 30, 2024 Assets\n"
-    "Cash and cash equivalents\n"
-    "$ 1,210 $ 1,480 Accounts receivable, net o\n"
-    "f allowance of $14 and $19, respectively640 702 Inventory\n"
+    "Cash on hand and in banks\n"
+    "$ 1,210 $ 1,480 Trade receivables, less a reserve fo\n"
+    "r bad debts of $14 and $19, respectively640 702 Goods held for sale\n"
     "311 298 Total assets\n"
-    "$ 9,804 $ 10,377 Common stock, $0.0001 par value, 900,000 shares au\n"
-    "thorized for both periods, 412,000 and 418,500 shares issued and outstanding, r\n"
-    "espectively— — Retained earnings\n"
+    "$ 9,804 $ 10,377 Ordinary shares, $0.0001 par value; 900,000 shares ma\n"
+    "y be issued in either year, with 412,000 and 418,500 shares held by investors, r\n"
+    "espectively— — Earnings kept in the business\n"
     "2,118 2,640 Total liabilities and equity\n"
-    "$ 9,804 $ 10,377 The accompanying notes are an integral part of these statements.\n"
+    "$ 9,804 $ 10,377 Read with the notes that follow, which belong to this statement.\n"
 )
 
 OPERATIONS = (
     "Harbor Freight Lines, Inc.\n"
     "Consolidated Statements of Operations\n"
-    "(in thousands, except for per share data\n"
-    ") Year Ended December 31,\n"
+    "(in thousands, with amounts per share unscal\n"
+    "ed) Year Ended December 31,\n"
     "2024\n"
     "2023 2022 Revenue\n"
     "$ 812,400 $ 733,950 $ 690,125 Net loss\n"
-    "$ (41,300) $ (88,020) $ (120,555) Net loss per share, basic and di\n"
-    "luted$ (0.52) $ (1.13) $ (1.61) Net loss per share attributable to common st\n"
-    "ockholders:Basic\n"
+    "$ (41,300) $ (88,020) $ (120,555) Loss per share, both classes, basic and dil\n"
+    "uted$ (0.52) $ (1.13) $ (1.61) Loss per share owed to holders of ordinary sh\n"
+    "ares:Basic\n"
     "$ (0.52) $ (1.13) $ (1.61) Diluted\n"
-    "$ (0.55) $ (1.13) $ (1.70) The accompanying notes are an integral part of these statements.\n"
+    "$ (0.55) $ (1.13) $ (1.70) Read with the notes that follow, which belong to this statement.\n"
 )
 
 
@@ -138,8 +138,8 @@ def test_a_table_read_in_overlapping_passages_keeps_its_header(hits_from) -> Non
 
 def test_a_participle_ties_the_head_noun_to_its_phrase() -> None:
     text = (
-        "Operating Activities\nNet\n cash provided by operating activities was $812 million for the year ended "
-        "June 30, 2024. Cash used in investing activities was $96 million for the year ended June 30, 2024."
+        "Operating Activities\nNet\n cash provided by operating activities came to $812 million over the year ended "
+        "June 30, 2024. Cash used in investing activities came to $96 million over that year."
     )
     assert [f.subject for f in extract_figures(text)] == [
         "net cash provided by operating activities",  # the heading line above is not taken in
@@ -158,19 +158,19 @@ def test_a_participle_ties_the_head_noun_to_its_phrase() -> None:
 
 def test_listed_parts_are_named_by_their_in_phrase() -> None:
     text = (
-        "Net cash used in financing activities was $640 million for the year ended June 30, 2024, primarily "
-        "consisting of $310 million in repurchases of common stock, $95 million in payments of dividends, "
-        "depreciation and amortization expense of $75 million, $12 million in impairment of goodwill, and "
-        "$8 million in gain on asset sales."
+        "Net cash used in financing activities came to $640 million over the year ended June 30, 2024, mostly "
+        "consisting of $310 million in buybacks of shares, $95 million in dividend payouts, "
+        "upkeep and repair expense of $75 million, $12 million in write-downs of goodwill, and "
+        "$8 million in profit on van sales."
     )
     subjects = [f.subject for f in extract_figures(text)]
     assert subjects == [
         "net cash used in financing activities",
-        "repurchases of common stock",
-        "payments of dividends",
-        "amortization expense",
-        "impairment of goodwill",  # its own part, not a continuation of the expense before it
-        "gain on asset sales",
+        "buybacks of shares",
+        "dividend payouts",
+        "repair expense",
+        "write-downs of goodwill",  # its own part, not a continuation of the expense before it
+        "profit on van sales",
     ]
     # outside a list of parts, or naming a time, an "in" phrase names nothing
     assert [f.subject for f in extract_figures("We raised $5 million in new funding.")] != ["new funding"]
@@ -180,8 +180,8 @@ def test_listed_parts_are_named_by_their_in_phrase() -> None:
 
 def test_amounts_listed_with_and_take_the_years_listed_after_them() -> None:
     text = (
-        "Includes interest for leased vans. $2.4 million and $3.0 million related to the interest part of "
-        "van leases in the year ended June 30, 2024 and 2023. See Note 4."
+        "Van rentals carry interest. $2.4 million and $3.0 million went on that interest "
+        "in the year ended June 30, 2024 and 2023. Note 4 has more."
     )
     assert [(f.amount, f.mark.when.year) for f in extract_figures(text)] == [(2.4e6, 2024), (3.0e6, 2023)]
     # a count that does not agree dates nothing new

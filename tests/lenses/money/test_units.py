@@ -18,7 +18,7 @@ from ragcore.lenses.money.units import per_before, read_per
         (" for the full year", "year"),
         (" one-time", "one-time"),
         (" in total", None),
-        # the period a report covers is no rate: "was $101.7 million for the year ended December 31"
+        # the period a report covers is no rate: "was $48.3 million for the year ended June 30"
         (" for the year ended June 30, 2024", None),
         (" for the year endedJune 30, 2024", None),  # PDF text glues the date on
         (" for the year ending March 31", None),

@@ -1,4 +1,6 @@
-"""Table rows as extra vectors of their passage, for dense search.
+"""Table rows as extra vectors of their passage, for dense search (a study,
+not shipped: the retriever does not use it; the cross-validation that
+measured it is scripts/dense_row_cv.py, docs/decisions.md "Dense table rows").
 
 A passage holding a Markdown table has one vector for all its rows, so a
 question about one row ("What does error LF-4290 mean?") meets a blur of
@@ -26,9 +28,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..records import Passage, sha256_hex
-from .bm25_rows import continued_headers, table_rows
-from .protocols import EmbedderLike, VectorCache
+from ragcore.records import Passage, sha256_hex
+from ragcore.retrieval.bm25_rows import continued_headers, table_rows
+from ragcore.retrieval.protocols import EmbedderLike, VectorCache
 
 ROW_MODEL_SUFFIX = "#table-rows"
 EMBED_BATCH = 8
