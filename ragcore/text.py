@@ -127,6 +127,24 @@ def identifiers(text: str) -> list[str]:
     return [code for _, code in sorted(found)]
 
 
+IdentifierKind = Literal["code", "number-word", "amount", "percent"]
+IDENTIFIER_KINDS: tuple[IdentifierKind, ...] = ("code", "number-word", "amount", "percent")
+# A number run into a word or suffix ("1960s", "37signals", "2-d", "64gb", "1.5x"):
+# a decade, a name or a measure rather than a code.
+_NUMBER_WORD = re.compile(r"\d+(?:\.\d+)?[^\W\d_]+")
+
+
+def identifier_kind(token: str) -> IdentifierKind:
+    """What an index token of a whole identifier or amount is: a currency
+    amount ("$1199"), a percentage ("99.9%"), a number run into a word
+    ("1960s", "37signals") or a code ("iso27001", "v2.3.1", "lf4290")."""
+    if token[:1] in "$€£¥":
+        return "amount"
+    if token.endswith("%"):
+        return "percent"
+    return "number-word" if _NUMBER_WORD.fullmatch(token) else "code"
+
+
 def search_terms(
     text: str, *, stemming: bool = True, stop_words: frozenset[str] = ENGLISH_STOP_WORDS, whole: bool = True
 ) -> list[str]:

@@ -34,6 +34,7 @@ from ..records import Passage
 from ..text import (
     STOP_LISTS,
     StopList,
+    identifier_kind,
     identifiers,
     name_acronym,
     phrase_initials,
@@ -72,6 +73,13 @@ class BM25Params:
     # Extra copies of each identifier or amount of a query that the index
     # holds: an exact code outweighs several shared ordinary words.
     identifier_boost: int = 1
+    # Passages holding a known identifier of the query whole rank before
+    # those that do not (each one held lifts a passage by the query's best
+    # score), for the kinds named here, space-separated (text.IDENTIFIER_KINDS:
+    # "code", "number-word", "amount", "percent"; "" is off), so an exact code
+    # leads whatever the question's other words match. docs/decisions.md,
+    # "Identifier priority" (kinds chosen by scripts/identifier_priority_cv.py).
+    identifier_priority: str = "code amount"
     # The heading field also holds the initials of a document name of 3-5
     # words ("master-services-agreement.pdf" -> "msa", text.name_acronym).
     # Chosen by cross-validation (docs/decisions.md, "Identifier questions").
@@ -109,6 +117,7 @@ class BM25Params:
             adjacency_weight=0.0,
             floor_zero_idf=False,
             identifier_boost=0,
+            identifier_priority="",
             name_acronyms=False,
             table_headers=False,
             named_document_boost=0.0,
@@ -405,9 +414,34 @@ class BM25Index:
         """Top ``k`` (row, score) with a positive score, best first; ties
         broken by row so results are reproducible."""
         tokens = self.query_tokens(query)
-        if not self.params.adjacency_weight:  # then scores(tokens) is scores_from_ids of their ids
+        codes = self.priority_identifiers(query)
+        if (
+            not self.params.adjacency_weight and not codes
+        ):  # then scores(tokens) is scores_from_ids of their ids
             return self.search_ids(self.term_ids(tokens), k)
-        return top_k(self.scores(tokens), k)
+        return top_k(self.identifiers_first(self.scores(tokens), codes), k)
+
+    def priority_identifiers(self, query: str) -> list[str]:
+        """The known identifiers of ``query`` whose kind ``identifier_priority`` names."""
+        kinds = self.params.identifier_priority.split()
+        if not kinds:
+            return []
+        return [code for code in self.known_identifiers(query) if identifier_kind(code) in kinds]
+
+    def identifiers_first(self, scores: np.ndarray, codes: Sequence[str]) -> np.ndarray:
+        """``scores`` with each passage lifted by the best of them once per
+        index token of ``codes`` it holds, so passages holding more of the
+        query's identifiers rank first, in score order among themselves."""
+        if not codes or not len(scores):
+            return scores
+        lift = float(scores.max())
+        out = scores.copy()
+        m = self.matrix
+        for col in {self.vocab[code] for code in codes}:
+            start, end = int(m.indptr[col]), int(m.indptr[col + 1])
+            held = m.indices[start:end][m.data[start:end] > 0]
+            out[held] += lift
+        return out
 
 
 def column_sum(matrix: sparse.csc_matrix, cols: np.ndarray, weights: np.ndarray) -> np.ndarray:

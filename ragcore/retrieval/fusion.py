@@ -192,10 +192,13 @@ def fusion_stats(index: BM25Index, question: str, lexical: Ranking, dense: Ranki
 
 def identifier_rows(index: BM25Index, question: str, lexical: Ranking) -> tuple[int, ...]:
     """BM25's top-20 passages holding an identifier of the query, in BM25
-    order, at most ``IDENTIFIER_PINS``."""
+    order, at most ``IDENTIFIER_PINS``. The identifiers are those of the kinds
+    BM25 ranks first (``BM25Params.identifier_priority``: codes and amounts,
+    not percentages or numbers run into words; docs/decisions.md,
+    "Identifier priority")."""
     pinned: list[int] = []
     candidates = [row for row, _ in lexical[:20]]
-    for code in index.known_identifiers(question):
+    for code in index.priority_identifiers(question):
         for row in index.holding(code, candidates):
             if row not in pinned:
                 pinned.append(row)

@@ -111,6 +111,7 @@ class TermStats:
     # and ``vocab``, so tokens and identifiers are the embedded ones.
     query_tokens = BM25Index.query_tokens
     known_identifiers = BM25Index.known_identifiers
+    priority_identifiers = BM25Index.priority_identifiers
     term_ids = BM25Index.term_ids
 
     def __init__(self, frequencies: Frequencies, passages: Sequence[Passage], params: BM25Params) -> None:
