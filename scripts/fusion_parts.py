@@ -4,7 +4,7 @@ A question that ``ragcore.retrieval.query.retrieval_parts`` cuts into
 parts (with the retriever's ``PART_MIN_OWN_WORDS``) is ranked per part
 (``part_queries``) and as a whole, each with the fusion under test, and the
 rankings merged by ``merge_part_rankings`` with the retriever's
-``PART_HEAD``, as ``Retriever(split_parts=True)`` does. Whether the
+``PART_HEAD`` and ``PART_LEAD``, as ``Retriever(split_parts=True)`` does. Whether the
 retriever splits, and its part rule, are chosen by
 ``scripts/part_split_cv.py`` (the parts helper's cross-validation); here
 the held-out group is scored as the retriever ships (``shipped_split``),
@@ -21,7 +21,7 @@ import numpy as np
 from ragcore.retrieval import fusion
 from ragcore.retrieval.learned_fusion import FusionStats
 from ragcore.retrieval.query import CARRIES, merge_part_rankings, part_queries, retrieval_parts
-from ragcore.retrieval.retriever import PART_CARRY, PART_HEAD, PART_MIN_OWN_WORDS, SPLIT_PARTS
+from ragcore.retrieval.retriever import PART_CARRY, PART_HEAD, PART_LEAD, PART_MIN_OWN_WORDS, SPLIT_PARTS
 
 Ranking = list[tuple[int, float]]
 AnyFuser = Callable[[Ranking, Ranking, fusion.QuerySignals, FusionStats], Ranking]
@@ -73,7 +73,7 @@ def split_per_question(prep, label: str, fuse: AnyFuser, qids: list[str], carry:
         pieces = prep.parts[label][carry].get(qid)
         if pieces:
             ranked = [fuse(p.bm25, p.dense, p.signals, p.stats) for p in pieces]
-            whole = merge_part_rankings(ranked, whole, head=PART_HEAD)
+            whole = merge_part_rankings(ranked, whole, head=PART_HEAD, lead=PART_LEAD)
         out[qid] = prep.coll.ndcg(qid, whole)
     return out
 

@@ -91,7 +91,7 @@ from ragcore.retrieval.bm25 import column_sum  # noqa: E402
 from ragcore.retrieval.bm25_rows import best_row_scores  # noqa: E402
 from ragcore.retrieval.fusion_gate import GATE_FEATURES, SCALE_FREE, gate_features  # noqa: E402
 from ragcore.retrieval.query import merge_part_rankings  # noqa: E402
-from ragcore.retrieval.retriever import PART_HEAD  # noqa: E402
+from ragcore.retrieval.retriever import PART_HEAD, PART_LEAD  # noqa: E402
 
 EXTRA = (
     "named",
@@ -411,7 +411,7 @@ class Lab:
         if (i, names) not in self.split:
             q = self.queries[i]
             ranked = [[(row, 0.0) for row in rows[n]] for rows, n in zip(q.rows, names, strict=True)]
-            merged = merge_part_rankings(ranked[1:], ranked[0], head=PART_HEAD)
+            merged = merge_part_rankings(ranked[1:], ranked[0], head=PART_HEAD, lead=PART_LEAD)
             keys = list(dict.fromkeys(self.rowkey[q.coll][row] for row, _ in merged))
             self.split[(i, names)] = ndcg_at_k(keys, q.qrels, 10)
         return self.split[(i, names)]
