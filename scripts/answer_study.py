@@ -90,6 +90,9 @@ GRID = {
 }
 WIDER_K = 30  # --wider: hits read before declining (measured, not shipped: docs/decisions.md section 7)
 WIDER_GRID = (0.0, 1.0, 1.1, 1.2, 1.3)  # --wider: thresholds the top 30 must reach
+# --deeper (session 9): thresholds around the shipped one, each with the wider
+# search off or at the part's own threshold (the same rule judged over more hits)
+DEEPER_MIN_SCORES = (0.85, 0.9, 0.95, 1.0, 1.1)
 # The issue's bound on answer length: a setting whose answers are longer (median
 # words over the questions it is chosen on) is not eligible.
 MAX_MEDIAN_WORDS = 120
@@ -124,7 +127,7 @@ def retrieve(gold_path: Path) -> list[Item]:
             continue
         found = retriever.search(q.text, None, ASK_K)
         hits = tuple(getattr(found, "hits", found))
-        wide = retriever.search(q.text, None, WIDER_K)
+        wide = retriever.search(q.text, None, WIDER_K)  # main() may set WIDER_K (--wider-k)
         items.append(
             Item(
                 f"{gold.name}:{q.id}",
@@ -340,7 +343,26 @@ def validations(items: list[Item], settings: list[dict], cache: dict, args, goal
     return out
 
 
+def per_set(scored: list) -> dict[str, dict]:
+    """Per gold set (the id's prefix): answerable and unanswerable questions
+    declined, and the facts stated by answers (declines state none)."""
+    groups: dict[str, list] = defaultdict(list)
+    for x in scored:
+        groups[x.id.split(":", 1)[0]].append(x)
+    return {
+        g: {
+            "declined_answerable": sum(x.abstained for x in xs if x.answerable),
+            "answerable": sum(x.answerable for x in xs),
+            "declined_unanswerable": sum(x.abstained for x in xs if not x.answerable),
+            "unanswerable": sum(not x.answerable for x in xs),
+            "answered_fact_recall": answered_recall(xs),
+        }
+        for g, xs in sorted(groups.items())
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
+    global WIDER_K  # retrieve() reads the depth (--wider-k)
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument(
         "--gold", type=Path, action="append", help="a gold set (repeat for several; default the demo's)"
@@ -351,20 +373,43 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--wider", action="store_true", help="also grid the wider search before declining (not shipped)"
     )
+    p.add_argument(
+        "--wider-k", type=int, default=WIDER_K, help=f"hits the wider search reads (default {WIDER_K})"
+    )
+    p.add_argument(
+        "--deeper",
+        action="store_true",
+        help="grid thresholds 0.85-1.1, each with the wider search off or at the same threshold (not shipped)",
+    )
     args = p.parse_args(argv)
+    WIDER_K = args.wider_k
     if args.wider:
         GRID["wider_min_score"] = WIDER_GRID
+    if args.deeper:
+        GRID["min_score"] = DEEPER_MIN_SCORES
+        GRID["wider_min_score"] = (0.0, *DEEPER_MIN_SCORES)
+        GRID["kind"] = (("off", 0.0, 0.0),)
     golds = args.gold or [ROOT / "eval" / "demo.gold.json"]
     items = [item for gold in golds for item in retrieve(gold)]
     settings = [dict(zip(GRID, values, strict=True)) for values in itertools.product(*GRID.values())]
     settings = [s for s in settings if _eligible(s)]
+    if args.deeper:  # the wider search off, or at the part's own threshold
+        settings = [s for s in settings if s["wider_min_score"] in (0.0, s["min_score"])]
     cache: dict[tuple, dict[str, object]] = {}
+    in_sample = []
     for i, s in enumerate(settings, 1):
         scored = score(items, s)
         cache[_key(s)] = {x.id: x for x in scored}
+        sets = per_set(scored)
+        in_sample.append({"setting": s, "objective": objective(scored), "per_set": sets})
         print(
             f"setting {i}/{len(settings)} {s}: objective {objective(scored):.3f}"
-            f" (former {former_objective(scored):.3f})",
+            f" (former {former_objective(scored):.3f}) "
+            + "; ".join(
+                f"{g}: declined {d['declined_answerable']}/{d['answerable']} answerable,"
+                f" {d['declined_unanswerable']}/{d['unanswerable']} unanswerable"
+                for g, d in sets.items()
+            ),
             flush=True,
         )
     study = {
@@ -373,6 +418,7 @@ def main(argv: list[str] | None = None) -> int:
         "grid": {k: list(v) for k, v in GRID.items()},
         "objective": "3 x answered fact recall + abstention + contradictions found - false contradictions / n",
     }
+    study["in_sample"] = in_sample
     study |= validations(items, settings, cache, args, objective)
     study["former_objective"] = validations(items, settings, cache, args, former_objective)
     print(f"chosen on all questions (the shipped setting): {study['chosen_on_all']}")

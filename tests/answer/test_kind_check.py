@@ -116,3 +116,23 @@ def test_the_objective_does_not_reward_an_answer_that_states_nothing() -> None:
     assert study.answered_recall(related) == 0.0
     # answering the unanswerable question costs its abstention
     assert study.objective([stating[0], _scored("u", False, False, False)]) < study.objective(stating)
+
+
+def test_the_study_counts_declines_per_gold_set() -> None:
+    study = _study()
+    scored = [
+        _scored("demo:a", True, True, False),
+        _scored("demo:b", True, False, True),
+        _scored("demo:u", False, True, False),
+        _scored("dev:u", False, False, False),
+    ]
+    sets = study.per_set(scored)
+    assert sets["demo"] == {
+        "declined_answerable": 1,
+        "answerable": 2,
+        "declined_unanswerable": 1,
+        "unanswerable": 1,
+        "answered_fact_recall": 0.5,
+    }
+    assert sets["dev"]["declined_unanswerable"] == 0 and sets["dev"]["unanswerable"] == 1
+    assert sets["dev"]["answered_fact_recall"] == 0.0  # no answerable question
