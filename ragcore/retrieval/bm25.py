@@ -42,7 +42,7 @@ from ..text import (
 )
 from .bm25_counts import Counts, bigram_matrix
 from .bm25_rows import best_row_scores, continued_headers, table_row_index
-from .bm25_topk import column_max, kth_largest, pruned_top_k
+from .bm25_topk import column_max, pruned_top_k, top_k
 from .document_names import document_names
 from .line_terms import LineTerms
 from .term_blocks import TermBlock, term_block, text_blocks
@@ -457,25 +457,6 @@ def column_sum(matrix: sparse.csc_matrix, cols: np.ndarray, weights: np.ndarray)
     for s, e, w in zip(starts.tolist(), ends.tolist(), weights, strict=True):
         np.add.at(out, matrix.indices[s:e], matrix.data[s:e] * w)  # w a numpy float64: the same products
     return out
-
-
-def top_k(scores: np.ndarray, k: int) -> list[tuple[int, float]]:
-    """The ``k`` best rows with a positive score, best first; ties broken by
-    row everywhere, the k-th place included, so results are reproducible.
-
-    Only positive rows are partitioned: numpy's partition slows down by two
-    orders of magnitude on arrays that are mostly equal values (the zeros of
-    passages matching no query word)."""
-    positive = np.flatnonzero(scores > 0)
-    if k <= 0 or positive.size == 0:
-        return []
-    if positive.size > k:
-        values = scores[positive]
-        cut = kth_largest(values, k)
-        above = positive[values > cut]
-        positive = np.concatenate([above, positive[values == cut][: k - above.size]])
-    order = np.lexsort((positive, -scores[positive]))
-    return [(int(positive[i]), float(scores[positive[i]])) for i in order]
 
 
 def _rank_bm25_idf(

@@ -30,6 +30,11 @@ from scipy import sparse
 
 from . import dense as _dense  # its span runner: one span of rows per core
 
+try:  # y += A @ x for a CSC matrix, scipy's C loop (it lets go of the interpreter lock)
+    from scipy.sparse._sparsetools import csc_matvec as _csc_matvec
+except ImportError:  # a scipy without it: np.add.at, the same sums
+    _csc_matvec = None
+
 if TYPE_CHECKING:
     from .bm25 import BM25Index
 
@@ -97,12 +102,37 @@ def _add_column(
     start, end = span
     rows = matrix.indices[start:end]
     values = matrix.data[start:end]
-    # np.add.at makes the same additions as ``out[rows] += values`` (a
-    # column's rows are distinct) without casting the int32 rows to intp or
-    # gathering and scattering through temporaries: 2.5x faster here.
-    np.add.at(out, rows, values if factor == 1.0 else values * factor)  # x * 1.0 is x: one pass fewer
+    if factor == 1.0 and _matvec_fits(out, rows, values):
+        # scipy's CSC product loop over this one column, ``out[row] +=
+        # value * 1.0`` row by row: the same additions as np.add.at below
+        # (value * 1.0 is value, fused or not), in half its time (100k
+        # passages, a column of 99,541 rows: 75 against 158 us).
+        _csc_matvec(len(out), 1, np.asarray([0, end - start], dtype=rows.dtype), rows, values, _ONE, out)
+    else:
+        # np.add.at makes the same additions as ``out[rows] += values`` (a
+        # column's rows are distinct) without casting the int32 rows to intp or
+        # gathering and scattering through temporaries: 2.5x faster here.
+        np.add.at(out, rows, values if factor == 1.0 else values * factor)  # x * 1.0 is x: one pass fewer
     added.append(rows)
     return end - start
+
+
+_ONE = np.ones(1, dtype=np.float64)
+
+
+def _matvec_fits(out: np.ndarray, rows: np.ndarray, values: np.ndarray) -> bool:
+    """Whether scipy's loop can add into ``out`` itself: it would quietly
+    work on a converted copy of an array of another type or layout."""
+    return (
+        _csc_matvec is not None
+        and out.dtype == np.float64
+        and values.dtype == np.float64
+        and rows.dtype in (np.int32, np.int64)
+        and out.flags.c_contiguous
+        and out.flags.writeable
+        and values.flags.c_contiguous
+        and rows.flags.c_contiguous
+    )
 
 
 def _positions(matrix: sparse.csc_matrix, cols: np.ndarray, first: int, last: int) -> list[tuple[int, int]]:
@@ -127,37 +157,55 @@ def _bounds(index: BM25Index, uniq: np.ndarray, counts: np.ndarray, maxima: np.n
 
 
 def pruned_top_k(index: BM25Index, ids: np.ndarray, k: int) -> list[tuple[int, float]] | None:
-    """``top_k(index.scores_from_ids(ids), k)``, or None when scoring every
-    passage is the cheaper way to it.
+    """``top_k(index.scores_from_ids(ids), k)``: the same rows and scores in
+    the same order; None for no query term or no passage.
 
-    Terms are summed from the shortest column up; after each, the longer
-    terms not yet summed are bounded, and the search stops as soon as their
-    bound falls below the k-th best partial score (after the last term the
-    bound is 0), then re-scores the few rows that can still reach the top k.
+    Each span of rows is searched one of two ways: every term's column summed
+    into a scratch array (``_dense_span_top``), or terms summed from the
+    shortest column up, the longer ones only bounded (``_span_top``).
     A large index is split into one span of rows per core, searched at once
     (numpy lets go of the interpreter lock): each span's exact top k, and the
     k best of those by (score, row) are the whole index's top k."""
-    maxima = getattr(index, "column_max", None)
-    if maxima is None or k <= 0 or not len(ids) or not index.size or index.idf.min() < 0:
-        return None  # pruning needs every contribution >= 0 and the stored column maxima
-    uniq, counts = np.unique(ids, return_counts=True)
-    lengths = index.matrix.indptr[uniq + 1] - index.matrix.indptr[uniq]
-    by_length = np.argsort(lengths, kind="stable")
-    bounds = _bounds(index, uniq, counts, maxima)[by_length]
-    terms = _Terms(uniq, counts, by_length, bounds, np.append(np.cumsum(bounds[::-1])[::-1], 0.0))
-    tops: dict[int, list[tuple[int, float]] | None] = {}
+    if k <= 0 or not len(ids) or not index.size:
+        return None
+    # The distinct terms and their counts of a query of a few words, in
+    # Python (np.unique costs more than the sums of a rare word).
+    listed = ids.tolist()
+    distinct = sorted(set(listed))
+    uniq = np.asarray(distinct, dtype=np.int64)
+    counts = np.asarray([listed.count(t) for t in distinct], dtype=np.int64)
+    terms = _maxscore_terms(index, uniq, counts) if _maxscore_pays(index, uniq) else None
+    tops: dict[int, list[tuple[int, float]]] = {}
     with _scratch(index.size) as partial:  # the spans' rows are disjoint: one array serves all
 
         def span_top(first: int, last: int) -> None:
-            tops[first] = _span_top(index, terms, k, partial, first, last)
+            top = None if terms is None else _span_top(index, terms, k, partial, first, last)
+            tops[first] = (
+                _dense_span_top(index, uniq, counts, k, partial, first, last) if top is None else top
+            )
 
         _dense._in_parallel(span_top, index.size, SPAN_BLOCK)
-    if any(top is None for top in tops.values()):
-        return None
     if len(tops) == 1:
         return next(iter(tops.values()))
-    merged = [hit for first in sorted(tops) for hit in tops[first] or []]
+    merged = [hit for first in sorted(tops) for hit in tops[first]]
     return sorted(merged, key=lambda hit: (-hit[1], hit[0]))[:k]
+
+
+MAXSCORE = False
+
+
+def _maxscore_pays(index: BM25Index, uniq: np.ndarray) -> bool:
+    """Whether bounding the longer columns is likely to beat summing them all."""
+    if getattr(index, "column_max", None) is None or index.idf[uniq].min() < 0:
+        return False  # pruning needs every contribution >= 0 and the stored column maxima
+    return MAXSCORE
+
+
+def _maxscore_terms(index: BM25Index, uniq: np.ndarray, counts: np.ndarray) -> _Terms:
+    lengths = index.matrix.indptr[uniq + 1] - index.matrix.indptr[uniq]
+    by_length = np.argsort(lengths, kind="stable")
+    bounds = _bounds(index, uniq, counts, index.column_max)[by_length]
+    return _Terms(uniq, counts, by_length, bounds, np.append(np.cumsum(bounds[::-1])[::-1], 0.0))
 
 
 @dataclass(frozen=True)
@@ -189,14 +237,64 @@ def _span_top(
     try:
         rows = _summed_candidates(index, terms, (body, heading), k, most, partial, added, first, last)
     finally:
-        # The scratch array goes back to all zeros: row by row, or in one
-        # pass when the rows summed are many (scattered writes cost more).
-        if sum(len(held) for held in added) > (last - first) // RESET_FILL_SHARE:
-            partial[first:last].fill(0.0)
-        else:
-            for held in added:
-                partial[held] = 0.0
+        _reset(partial, added, first, last)
     return None if rows is None else _exact_top(index, terms.uniq, terms.counts, rows, k)
+
+
+def _dense_span_top(
+    index: BM25Index, uniq: np.ndarray, counts: np.ndarray, k: int, partial: np.ndarray, first: int, last: int
+) -> list[tuple[int, float]]:
+    """The exact top k of rows ``first..last-1`` with every term's column
+    summed into ``partial`` in ``scores_from_ids``'s order (terms by id, from
+    0.0), so the sums are the scores themselves and need no re-scoring;
+    ``partial`` (zeros there) is left all zeros there."""
+    added: list[np.ndarray] = []
+    try:
+        for span, count in zip(_positions(index.matrix, uniq, first, last), counts.tolist(), strict=True):
+            _add_column(partial, index.matrix, span, float(count), added)
+        if index.params.heading_weight:
+            _add_heading(partial, index, uniq, _positions(index.heading, uniq, first, last), added)
+        top = top_k(partial[first:last], k)
+    finally:
+        _reset(partial, added, first, last)
+    return [(row + first, score) for row, score in top]
+
+
+def _add_heading(
+    partial: np.ndarray,
+    index: BM25Index,
+    uniq: np.ndarray,
+    spans: list[tuple[int, int]],
+    added: list[np.ndarray],
+) -> None:
+    """``partial += heading_weight * heading`` as ``scores_from_ids`` adds it,
+    where ``heading`` sums each term's heading column times its idf in term
+    order: summed here over the rows that hold a query term in their heading
+    alone (np.add.at adds in the order given, so each row's sum is the same;
+    a row with none would add 0.0, which changes no score)."""
+    m = index.heading
+    pieces = [
+        (m.indices[s:e], m.data[s:e] * index.idf[t])
+        for (s, e), t in zip(spans, uniq.tolist(), strict=True)
+        if e > s
+    ]
+    if not pieces:
+        return
+    rows, slot = np.unique(np.concatenate([r for r, _ in pieces]), return_inverse=True)
+    heading = np.zeros(len(rows), dtype=np.float64)
+    np.add.at(heading, slot, np.concatenate([v for _, v in pieces]))
+    partial[rows] += index.params.heading_weight * heading
+    added.append(rows)
+
+
+def _reset(partial: np.ndarray, added: list[np.ndarray], first: int, last: int) -> None:
+    """Back to all zeros: row by row, or in one pass when the rows summed
+    are many (scattered writes cost more)."""
+    if sum(len(held) for held in added) > (last - first) // RESET_FILL_SHARE:
+        partial[first:last].fill(0.0)
+    else:
+        for held in added:
+            partial[held] = 0.0
 
 
 def _summed_candidates(
@@ -279,6 +377,38 @@ def _reaching(partial: np.ndarray, bound: float, floor: float) -> np.ndarray:
     threshold = (floor - bound) - (floor + bound) * 2.0**-40
     rows = np.flatnonzero(partial >= threshold)
     return rows[partial[rows] + bound >= floor]
+
+
+def top_k(scores: np.ndarray, k: int) -> list[tuple[int, float]]:
+    """The ``k`` best rows with a positive score, best first; ties broken by
+    row everywhere, the k-th place included, so results are reproducible.
+
+    Only rows at or above a guess of the k-th best score are looked at: the
+    k-th best positive score of every ``KTH_STRIDE``-th row is at most the
+    k-th best of all, so no row of the top k is missed, and a query of common
+    words (nearly every passage positive) no longer lists every passage
+    (100k passages: 0.39 against 0.06 ms). Only positive values are
+    partitioned: numpy's partition slows down by two orders of magnitude on
+    arrays that are mostly equal values (the zeros of passages matching no
+    query word)."""
+    if k <= 0 or not len(scores):
+        return []
+    sample = scores[::KTH_STRIDE]
+    sample = sample[sample > 0]
+    if len(sample) >= k:
+        guess = np.partition(sample, len(sample) - k)[len(sample) - k]
+        positive = np.flatnonzero(scores >= guess)
+    else:
+        positive = np.flatnonzero(scores > 0)
+    if positive.size == 0:
+        return []
+    if positive.size > k:
+        values = scores[positive]
+        cut = kth_largest(values, k)
+        above = positive[values > cut]
+        positive = np.concatenate([above, positive[values == cut][: k - above.size]])
+    order = np.lexsort((positive, -scores[positive]))
+    return [(int(positive[i]), float(scores[positive[i]])) for i in order]
 
 
 KTH_STRIDE = 16  # kth_largest: every 16th value guesses the cut (speed only, the same value)
