@@ -296,11 +296,22 @@ _COUNT_WORDS = {
 }  # fmt: skip
 _NUMBER = r"(?P<n>\d+|" + "|".join(_COUNT_WORDS) + r")(?:\s*\(\d+\))?"
 _UNIT = r"(?P<u>(?:business\s+|calendar\s+|working\s+)?(?:minute|hour|day|week|month|year))s?"
+_ORDINALS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
+    "ninth": 9, "tenth": 10, "fifteenth": 15, "twentieth": 20, "thirtieth": 30, "sixtieth": 60, "ninetieth": 90,
+}  # fmt: skip
+_ORDINAL_DAY = (
+    r"(?P<n>\d+(?=st|nd|rd|th)|" + "|".join(_ORDINALS) + r")(?:st|nd|rd|th)?\s+"
+    r"(?P<u>(?:business\s+)?day)\s+(?:after|following)\b"
+)
 _TIMES = (
     ("by", re.compile(rf"\bwithin\s+(?:the\s+(?:first|next)\s+)?{_NUMBER}\s+{_UNIT}\b", re.I)),
     ("by", re.compile(rf"\bno\s+later\s+than\s+{_NUMBER}\s+{_UNIT}\b", re.I)),
     ("at", re.compile(rf"\b{_NUMBER}\s+{_UNIT}\s+(?:after|following)\b", re.I)),
     ("at", re.compile(rf"\bafter\s+{_NUMBER}\s+{_UNIT}\b", re.I)),
+    # an ordinal day: "on or before the seventh day after signing" (by), "on the eighth day after" (at)
+    ("by", re.compile(rf"\b(?:on\s+or\s+before|by|before|no\s+later\s+than)\s+the\s+{_ORDINAL_DAY}", re.I)),
+    ("at", re.compile(rf"(?<!\bor\s)(?<!\bbefore\s)\bon\s+the\s+{_ORDINAL_DAY}", re.I)),
 )
 _MODAL = re.compile(r"\b(?:must|will|shall)\b|\b[A-Za-z]+['’]ll\b", re.I)
 # words between a modal and its verb: "will not", "will be", "we'll permanently", "shall also"
@@ -344,7 +355,7 @@ def stated_times(text: str) -> tuple[StatedTime, ...]:
             if act is None:
                 continue
             n = m.group("n").lower()
-            amount = _COUNT_WORDS[n] if n in _COUNT_WORDS else int(n)
+            amount = _COUNT_WORDS.get(n) or _ORDINALS.get(n) or int(n)
             out.append(StatedTime(act, kind, amount, " ".join(m.group("u").lower().split())))
     return tuple(out)
 

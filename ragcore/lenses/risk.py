@@ -112,9 +112,16 @@ _MONTHS = "January|February|March|April|May|June|July|August|September|October|N
 # "within the first 30 days", "no later than 10 days", "30 days after cancellation", "after 60 days".
 _COUNT = r"(?:\d+|one|two|three|four|five|six|seven|ten|fifteen|thirty|sixty|ninety)(?:\s*\(\d+\))?"
 _TIME_UNIT = r"(?:business\s+|calendar\s+|working\s+)?(?:minutes?|hours?|days?|weeks?|months?|years?)"
+_ORDINAL = (
+    r"(?:\d+(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
+    r"fifteenth|twentieth|thirtieth|sixtieth|ninetieth)"
+)
 _STATED_TIME = (
     rf"\bwithin\s+(?:the\s+(?:first|next)\s+)?{_COUNT}\b|\bno\s+later\s+than\s+{_COUNT}\s+{_TIME_UNIT}"
     rf"|\b{_COUNT}\s+{_TIME_UNIT}\s+(?:after|following)\b|\bafter\s+{_COUNT}\s+{_TIME_UNIT}"
+    # an ordinal day: "on or before the seventh day after signing", "on the eighth day after"
+    rf"|\b(?:on\s+or\s+before|on|by|before|no\s+later\s+than)\s+the\s+{_ORDINAL}\s+(?:business\s+)?day\s+"
+    r"(?:after|following)\b"
 )
 _GAP_STOP = r"must|will|shall|would|could|may|can|and|or|but|that|which|who|if|unless|when|while|because"
 _DEADLINE = re.compile(
@@ -154,12 +161,17 @@ _UNCHOSEN = re.compile(r"\s*(?:[-*+]|\d+[.)])\s+\[\s\]")
 # A listed noun among what an agreement replaces names others' words, not a claim:
 # "supersedes all prior ... representations, and warranties".
 _SUPERSEDED = re.compile(
-    r"\b(?:supersed|replac)\w*\s+(?:all\s+)?(?:prior|previous|earlier)\b[^.;]{0,160}$", re.I
+    r"\b(?:supersed|replac)\w*\s+(?:all\s+)?(?:prior|previous|earlier)\b[^.;]{0,160}$"
+    # ... and what a party did not rely on: "without reliance on any representation, ... or promise"
+    r"|\b(?:reliance|rel(?:y|ies|ied|ying))\s+(?:up)?on\s+(?:any|no)\b[^.;]{0,160}$",
+    re.I,
 )
 # "All information is provided "as is"": the quantified clause is the disclaimer, not a claim besides it.
 _DISCLAIMED = re.compile(r"[^.;]{0,20}?[\"“]?as[\s-]+is\b", re.IGNORECASE)
 _REFERENCE = re.compile(
     r"\b(?:this|that|such|said|these|those)\s+$|\bbreach(?:es|ed)?\s+of\s+(?:any\s+|the\s+|its\s+)?$"
+    # the verb: "breaches the promise to keep ...", "breaching its warranty"
+    r"|\bbreach(?:es|ed|ing)?\s+(?:the|its|their|his|her|any)\s+$"
     # "the disclaimer of warranties" names the disclaiming clause; the clause itself is the finding
     r"|\bdisclaimers?\s+of\s+(?:all\s+|any\s+|the\s+)?$",
     re.IGNORECASE,
@@ -296,7 +308,8 @@ def _is_claim(text: str, start: int, end: int, family: str, line: tuple[int, int
     if family not in _NOUN_TERMS:
         return True
     before = text[max(line[0], start - 24) : start]
-    if _SUPERSEDED.search(text[line[0] : start]) or names_an_item(text, start, end):
+    # the sentence may begin on an earlier line (PDF text wraps anywhere): "... without reliance" / "on any"
+    if _SUPERSEDED.search(text[max(0, start - 200) : start]) or names_an_item(text, start, end):
         return False
     return not (_REFERENCE.search(before) or _REFERENCE_AFTER.match(text, end))
 

@@ -100,6 +100,8 @@ from ragcore.lenses.contradiction import StatedTime, stated_times, timing_confli
         ("The handle will be released 30 days after closure.", [("releas", "at", 30, "day")]),
         ("Refunds shall be paid no later than ten (10) business days.", [("paid", "by", 10, "business day")]),
         ("We must answer within the first two hours.", [("answer", "by", 2, "hour")]),
+        ("Acceptance shall become binding on the eighth day after signing.", [("becom", "at", 8, "day")]),
+        ("Payment will be made on or before the 15th day following delivery.", [("made", "by", 15, "day")]),
         # a time with no modal in its clause has no act
         ("The trial ends after 30 days.", []),
         ("Files stay with us for 60 days.", []),

@@ -339,11 +339,38 @@ STATED_TIME_CASES = [
     ),
     # ... but not across a comma or a word that opens another clause
     ("We will read the request, and the team that owns the billing system replies within 30 days.", []),
+    # an ordinal day (session 9, from heldout-lyft-separation-risk)
+    (
+        "A tenant’s notice must be in writing to the agent, and received by\nthe owner on or before the seventh day after signing.",
+        [("must", False)],
+    ),
+    ("The lease shall become binding on the eighth day after the tenant signs it.", [("must", False)]),
+    ("Rent must be paid by the 5th business day following each invoice.", [("must", False)]),
     # a duration alone, or a time with no modal, is no deadline
     ("Your data will stay with us for 60 days.", []),
     ("The address is recycled 30 days after cancellation.", []),
     ("After 30 days the trial ends.", []),
 ]
+
+
+# session 9, from heldout-lyft-separation-risk: a listed noun that refers back through a verb, or
+# names what a party did not rely on (also when the sentence began on the line above)
+REFERENCE_CASES = [
+    ("If a tenant breaches the promise to keep the flat tidy, the deposit is kept.", []),
+    ("A buyer breaching its warranty to the seller pays the costs.", []),
+    (
+        "The buyer signed without reliance on any statement, assurance or promise that is not written here.",
+        [],
+    ),
+    ("The buyer has not relied\non any statement, offer or promise made before signing.", []),
+    ("The buyer relies on the seller's promise to deliver.", [("promise", False)]),  # no "any"/"no"
+    ("We promise to answer.", [("promise", False)]),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), REFERENCE_CASES, ids=[c[0][:40] for c in REFERENCE_CASES])
+def test_references_and_reliance_are_no_claims(text: str, expected: list[tuple[str, bool]]) -> None:
+    assert [(m.term, m.negated) for m in find_absolutes(text)] == expected
 
 
 @pytest.mark.parametrize(("text", "expected"), STATED_TIME_CASES, ids=[c[0][:40] for c in STATED_TIME_CASES])
