@@ -235,6 +235,7 @@ def test_demo_gold_names_real_lines_and_meets_the_minimum_sizes() -> None:
         ("heldout-uber-risk.lens.json", "documents"),
         ("heldout-lyft-license-risk.lens.json", "documents"),
         ("heldout-lyft-separation-risk.lens.json", "documents"),
+        ("heldout-uber-credit-risk.lens.json", "documents"),
     ],
 )
 def test_shared_gold_files_name_real_lines(name: str, folder: str) -> None:
