@@ -11,6 +11,9 @@ Two statements contradict each other when
    term itself, negators and generic words); and
 3. one *affirms* what the other *denies*.
 
+Two commitments can also contradict by their numbers (``timing_conflict``: a
+later time for an act against another document's deadline for it).
+
 So two negated statements never contradict (both deny), a statement and its
 restatement never do (both affirm), and a sentence does not contradict
 itself. Negation is found as NegEx does (Chapman et al. 2001): a negating
@@ -277,3 +280,120 @@ def precedence_conflict(a: str, a_doc: str, b: str, b_doc: str) -> bool:
 
 
 _MAY_RANK = re.compile(r"\border\b|\bprecedence\b|\bprevail|\bcontrols?\b|\bgoverns?\b", re.I)
+
+
+# ------------------------------------------------------------ stated times
+# Two commitments can contradict by their numbers: "all content is deleted within 30 days of
+# cancellation" against "after 60 days, we'll delete the account's data". Each commitment is read
+# as (act, kind, amount, unit): the verb the modal governs, and whether the time is a deadline
+# ("within 30 days", "no later than 10 days": done by then) or the time the act happens ("30
+# days after cancellation", "after 60 days"). A later time against a deadline, or two different
+# times at which the act happens, cannot both hold; two deadlines always can (done in 30 days is
+# done within 60).
+_COUNT_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "ten": 10,
+    "fifteen": 15, "thirty": 30, "sixty": 60, "ninety": 90,
+}  # fmt: skip
+_NUMBER = r"(?P<n>\d+|" + "|".join(_COUNT_WORDS) + r")(?:\s*\(\d+\))?"
+_UNIT = r"(?P<u>(?:business\s+|calendar\s+|working\s+)?(?:minute|hour|day|week|month|year))s?"
+_ORDINALS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
+    "ninth": 9, "tenth": 10, "fifteenth": 15, "twentieth": 20, "thirtieth": 30, "sixtieth": 60, "ninetieth": 90,
+}  # fmt: skip
+_ORDINAL_DAY = (
+    r"(?P<n>\d+(?=st|nd|rd|th)|" + "|".join(_ORDINALS) + r")(?:st|nd|rd|th)?\s+"
+    r"(?P<u>(?:business\s+)?day)\s+(?:after|following)\b"
+)
+_TIMES = (
+    ("by", re.compile(rf"\bwithin\s+(?:the\s+(?:first|next)\s+)?{_NUMBER}\s+{_UNIT}\b", re.I)),
+    ("by", re.compile(rf"\bno\s+later\s+than\s+{_NUMBER}\s+{_UNIT}\b", re.I)),
+    ("at", re.compile(rf"\b{_NUMBER}\s+{_UNIT}\s+(?:after|following)\b", re.I)),
+    ("at", re.compile(rf"\bafter\s+{_NUMBER}\s+{_UNIT}\b", re.I)),
+    # an ordinal day: "on or before the seventh day after signing" (by), "on the eighth day after" (at)
+    ("by", re.compile(rf"\b(?:on\s+or\s+before|by|before|no\s+later\s+than)\s+the\s+{_ORDINAL_DAY}", re.I)),
+    ("at", re.compile(rf"(?<!\bor\s)(?<!\bbefore\s)\bon\s+the\s+{_ORDINAL_DAY}", re.I)),
+)
+_MODAL = re.compile(r"\b(?:must|will|shall)\b|\b[A-Za-z]+['’]ll\b", re.I)
+# words between a modal and its verb: "will not", "will be", "we'll permanently", "shall also"
+_AUXILIARY = re.compile(r"(?:\s+(?:not|be|been|also|then|still|\w+ly))*\s+(?P<verb>[A-Za-z]+)")
+_TIME_WORDS = frozenset(
+    tokenize("minute minutes hour hours day days week weeks month months year years first next")
+)
+
+
+@dataclass(frozen=True)
+class StatedTime:
+    """The time a commitment states for its act."""
+
+    act: str  # stem of the committed verb: "delet" for "will be deleted" and "we'll delete"
+    kind: str  # "by": a deadline; "at": when the act happens
+    amount: int
+    unit: str  # "day", "business day", ...
+
+
+def _act(text: str, clause: tuple[int, int], at: int) -> str | None:
+    """The verb the modal of the clause governs: the nearest modal before the
+    time, else the first after it (the time opens the clause: "After 60 days, we'll delete")."""
+    before = [m for m in _MODAL.finditer(text, clause[0], at)]
+    modal = before[-1] if before else _MODAL.search(text, at, clause[1])
+    if modal is None:
+        return None
+    verb = _AUXILIARY.match(text, modal.end(), clause[1])
+    if verb is None:
+        return None
+    stems = tokenize(verb.group("verb"), stop_words=frozenset())
+    return stems[0] if stems else None
+
+
+def stated_times(text: str) -> tuple[StatedTime, ...]:
+    """Every stated time of a commitment in ``text`` (one sentence), with its act."""
+    out: list[StatedTime] = []
+    for kind, pattern in _TIMES:
+        for m in pattern.finditer(text):
+            clause = _time_clause(text, m.start(), m.end())
+            act = _act(text, clause, m.start())
+            if act is None:
+                continue
+            n = m.group("n").lower()
+            amount = _COUNT_WORDS.get(n) or _ORDINALS.get(n) or int(n)
+            out.append(StatedTime(act, kind, amount, " ".join(m.group("u").lower().split())))
+    return tuple(out)
+
+
+def _time_clause(text: str, start: int, end: int) -> tuple[int, int]:
+    """The clause of a time: as ``_clause``, but a comma right after an opening time does not end it."""
+    lo, _ = _clause(text, start, end)
+    m = re.compile(r"[;!?()\n]|\.(?!\d)").search(text, end)
+    return lo, (m.start() if m else len(text))
+
+
+def _incompatible(a: StatedTime, b: StatedTime) -> bool:
+    if a.act != b.act or a.unit != b.unit:
+        return False
+    if a.kind == "at" and b.kind == "at":
+        return a.amount != b.amount
+    if a.kind == b.kind:
+        return False  # two deadlines both hold when the act is done by the earlier
+    deadline, when = (a, b) if a.kind == "by" else (b, a)
+    return when.amount > deadline.amount
+
+
+def _topic(text: str) -> set[str]:
+    words = _lemmas(content_words(text)) - _GENERIC - _TIME_WORDS
+    return {w for w in words if not w.isdigit()}
+
+
+def timing_conflict(a: str, a_doc: str, b: str, b_doc: str) -> bool:
+    """Whether two sentences of different documents commit to incompatible
+    times for the same act, about one thing (one shared topic word besides the
+    act, as for claims anchored on a shared term)."""
+    if a_doc == b_doc:
+        return False
+    sa, sb = statement(a), statement(b)
+    if not (sa.asserted and sb.asserted) or sa.denies or sb.denies:
+        return False
+    pairs = [(x, y) for x in stated_times(a) for y in stated_times(b) if _incompatible(x, y)]
+    if not pairs:
+        return False
+    acts = {x.act for x, _ in pairs}
+    return bool((_topic(a) & _topic(b)) - acts)

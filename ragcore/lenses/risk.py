@@ -16,7 +16,9 @@ Bare quantifiers and modals are absolute only inside a commitment: "all",
 "every", "any" or "everything" starting a clause's subject that is followed by
 is/are/will be (legal English: shall be) and a past participle ("all data is
 encrypted", "every access is logged", "(b) any claim ... is settled"), and
-must/will/shall with a deadline ("must respond within 4 hours"). A word that
+must/will/shall with a deadline ("must respond within 4 hours"): a stated time
+for the act ("within", "by" a date, "no later than", "30 days after closure",
+"after 60 days", also opening the clause: "After 60 days, we'll delete ..."). A word that
 names a clause or refers back ("7. Warranties and disclaimers", "breach of
 this warranty", "breach of any warranties", "the guarantees these clauses
 give", "the warranty of paragraph (c)") is not a claim.
@@ -29,7 +31,9 @@ warrant that ... content will never be lost").
 
 Contradictions are judged by the shared rule in ``ragcore.lenses.contradiction``
 (same subject, one affirms what the other denies), with each finding's own
-negation as what it denies.
+negation as what it denies. Two affirmed commitments of different documents
+that state incompatible times for one act (a later time against a deadline)
+contradict too (``contradiction.timing_conflict``).
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from ragcore.lenses.contradiction import Statement, contradicts, statement
+from ragcore.lenses.contradiction import Statement, contradicts, statement, timing_conflict
 from ragcore.lenses.risk_text import (
     GLUED_NEGATOR,
     broken_spans,
@@ -104,13 +108,35 @@ _QUANTIFIED = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 _MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
+# A stated time for the committed act (docs/lens-gold-format.md, "a deadline"): "within 30 days",
+# "within the first 30 days", "no later than 10 days", "30 days after cancellation", "after 60 days".
+_COUNT = r"(?:\d+|one|two|three|four|five|six|seven|ten|fifteen|thirty|sixty|ninety)(?:\s*\(\d+\))?"
+_TIME_UNIT = r"(?:business\s+|calendar\s+|working\s+)?(?:minutes?|hours?|days?|weeks?|months?|years?)"
+_ORDINAL = (
+    r"(?:\d+(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
+    r"fifteenth|twentieth|thirtieth|sixtieth|ninetieth)"
+)
+_STATED_TIME = (
+    rf"\bwithin\s+(?:the\s+(?:first|next)\s+)?{_COUNT}\b|\bno\s+later\s+than\s+{_COUNT}\s+{_TIME_UNIT}"
+    rf"|\b{_COUNT}\s+{_TIME_UNIT}\s+(?:after|following)\b|\bafter\s+{_COUNT}\s+{_TIME_UNIT}"
+    # an ordinal day: "on or before the seventh day after signing", "on the eighth day after"
+    rf"|\b(?:on\s+or\s+before|on|by|before|no\s+later\s+than)\s+the\s+{_ORDINAL}\s+(?:business\s+)?day\s+"
+    r"(?:after|following)\b"
+)
+_GAP_STOP = r"must|will|shall|would|could|may|can|and|or|but|that|which|who|if|unless|when|while|because"
 _DEADLINE = re.compile(
     # "we'll" is "we will": "We'll erase the files ... within 60 days"
-    r"(?P<q>\b(?:must|will|shall)\b|\b[A-Za-z]+['’]ll\b)(?:\s+not)?[^.;]{0,60}?"
-    r"(?:\bwithin\s+(?:\d+|one|two|three|four|five|ten|thirty)\b"
+    r"(?P<q>\b(?:must|will|shall)\b|\b[A-Za-z]+['’]ll\b)(?:\s+not)?"
+    # the time within 60 characters, or within 120 when only the verb's object and place stand
+    # between (no comma, no other modal, no word that opens another clause)
+    rf"(?:[^.;]{{0,60}}?|(?:(?!\b(?:{_GAP_STOP})\b)[^.;,]){{61,120}}?)"
+    rf"(?:{_STATED_TIME}"
     # a date as the deadline: "must run on clean power by the end of 2030", "will ... by March 1, 2025"
-    rf"|\bby\s+(?:the\s+end\s+of\s+)?(?:(?:{_MONTHS})\s+(?:\d{{1,2}},\s*)?)?(?:19|20)\d\d\b)",
-    re.IGNORECASE,
+    rf"|\bby\s+(?:the\s+end\s+of\s+)?(?:(?:{_MONTHS})\s+(?:\d{{1,2}},\s*)?)?(?:19|20)\d\d\b)"
+    # the time may open the clause: "After 60 days, we'll delete ...", "Within 30 days, all content will be"
+    rf"|(?:^|(?<=[.;:!?]\s)|(?<=[.;:!?]\s\s))\s*(?P<t>(?:within|after)\s+{_COUNT}\s+{_TIME_UNIT})\s*,"
+    r"(?=[^.;]{0,40}?\b(?:must|will|shall|[A-Za-z]+['’]ll)\b)",
+    re.IGNORECASE | re.MULTILINE,
 )
 WEAK_TERMS = frozenset({"all", "must"})  # the commitment families, listed after the rest
 
@@ -135,12 +161,17 @@ _UNCHOSEN = re.compile(r"\s*(?:[-*+]|\d+[.)])\s+\[\s\]")
 # A listed noun among what an agreement replaces names others' words, not a claim:
 # "supersedes all prior ... representations, and warranties".
 _SUPERSEDED = re.compile(
-    r"\b(?:supersed|replac)\w*\s+(?:all\s+)?(?:prior|previous|earlier)\b[^.;]{0,160}$", re.I
+    r"\b(?:supersed|replac)\w*\s+(?:all\s+)?(?:prior|previous|earlier)\b[^.;]{0,160}$"
+    # ... and what a party did not rely on: "without reliance on any representation, ... or promise"
+    r"|\b(?:reliance|rel(?:y|ies|ied|ying))\s+(?:up)?on\s+(?:any|no)\b[^.;]{0,160}$",
+    re.I,
 )
 # "All information is provided "as is"": the quantified clause is the disclaimer, not a claim besides it.
 _DISCLAIMED = re.compile(r"[^.;]{0,20}?[\"“]?as[\s-]+is\b", re.IGNORECASE)
 _REFERENCE = re.compile(
     r"\b(?:this|that|such|said|these|those)\s+$|\bbreach(?:es|ed)?\s+of\s+(?:any\s+|the\s+|its\s+)?$"
+    # the verb: "breaches the promise to keep ...", "breaching its warranty"
+    r"|\bbreach(?:es|ed|ing)?\s+(?:the|its|their|his|her|any)\s+$"
     # "the disclaimer of warranties" names the disclaiming clause; the clause itself is the finding
     r"|\bdisclaimers?\s+of\s+(?:all\s+|any\s+|the\s+)?$",
     re.IGNORECASE,
@@ -277,7 +308,8 @@ def _is_claim(text: str, start: int, end: int, family: str, line: tuple[int, int
     if family not in _NOUN_TERMS:
         return True
     before = text[max(line[0], start - 24) : start]
-    if _SUPERSEDED.search(text[line[0] : start]) or names_an_item(text, start, end):
+    # the sentence may begin on an earlier line (PDF text wraps anywhere): "... without reliance" / "on any"
+    if _SUPERSEDED.search(text[max(0, start - 200) : start]) or names_an_item(text, start, end):
         return False
     return not (_REFERENCE.search(before) or _REFERENCE_AFTER.match(text, end))
 
@@ -306,7 +338,8 @@ def _candidates(text: str) -> list[tuple[str, str, int, int]]:
         for m in pattern.finditer(text):
             if family == "all" and (_DISCLAIMED.match(text, m.end()) or continues_line(text, m.start("q"))):
                 continue
-            found.append((family, "plain", m.start("q"), m.end("q")))
+            q = "q" if m.group("q") is not None or family == "all" else "t"
+            found.append((family, "plain", m.start(q), m.end(q)))
     return sorted((f for f in found if not _unchosen(text, f[2])), key=lambda f: f[2])
 
 
@@ -454,7 +487,19 @@ def _contradiction_pairs(findings: Sequence[Finding]) -> list[tuple[int, int]]:
             if key not in seen and _contradict(a, b):
                 seen.add(key)
                 pairs.append((i, j))
+            timed = (a.doc, a.sentence, b.doc, b.sentence, "time")
+            if timed not in seen and key not in seen and _timing_conflict(a, b):
+                seen.add(timed)
+                pairs.append((i, j))
     return pairs
+
+
+def _timing_conflict(a: Finding, b: Finding) -> bool:
+    """Two affirmed commitments of different documents that state
+    incompatible times for one act (``contradiction.timing_conflict``)."""
+    if a.negated or b.negated:
+        return False
+    return timing_conflict(a.phrase, a.doc, b.phrase, b.doc)
 
 
 def risk_lens(hits: Sequence[Hit]) -> RiskLens:

@@ -42,7 +42,7 @@ from ..text import (
 )
 from .bm25_counts import Counts, bigram_matrix
 from .bm25_rows import best_row_scores, continued_headers, table_row_index
-from .bm25_topk import column_max, kth_largest, pruned_top_k
+from .bm25_topk import add_values, search_top_k, top_k
 from .document_names import document_names
 from .line_terms import LineTerms
 from .term_blocks import TermBlock, term_block, text_blocks
@@ -227,7 +227,6 @@ class BM25Index:
         weights = _weights(tf, self.idf, norm, k1)
         self.matrix = sparse.csc_matrix((weights, tf.indices, tf.indptr), shape=(n_docs, n_terms))
         del tf
-        self.column_max = column_max(self.matrix)  # bounds for the pruned top k (bm25_topk)
         self.heading = sparse.csc_matrix(
             (
                 np.ones(len(heading_rows)),
@@ -330,12 +329,11 @@ class BM25Index:
 
     def search_ids(self, ids: np.ndarray, k: int = 100) -> list[tuple[int, float]]:
         """``search`` from query term ids (no adjacency bonus). The same as
-        ``top_k(self.scores_from_ids(ids), k)``, without summing every
-        passage's score when the common terms' bound allows (bm25_topk)."""
-        # A named document's boost and table rows are outside the pruning bounds: scored in full.
-        full = len(self.named_rows(ids)) or self._rows_hit(ids)
-        pruned = None if full else pruned_top_k(self, ids, k)
-        return pruned if pruned is not None else top_k(self.scores_from_ids(ids), k)
+        ``top_k(self.scores_from_ids(ids), k)``, summed into a reused
+        per-thread array when only body and heading columns score (bm25_topk)."""
+        if len(self.named_rows(ids)) or self._rows_hit(ids):  # a named document's boost, table rows
+            return top_k(self.scores_from_ids(ids), k)
+        return search_top_k(self, ids, k)
 
     def scores(self, tokens: Sequence[str]) -> np.ndarray:
         """Score of every passage for already-tokenised query ``tokens``."""
@@ -448,34 +446,14 @@ def column_sum(matrix: sparse.csc_matrix, cols: np.ndarray, weights: np.ndarray)
     """``matrix[:, cols] @ weights`` read straight from the CSC arrays, without
     building the sliced matrix (same products, summed in the same order, so
     the result is identical; a few times faster for a short query). Each
-    column is added in place with ``np.add.at``: every row's products are
-    summed from 0.0 in column order, as a bincount of the columns joined
-    would, without joining them or casting their int32 rows (1M passages:
-    17 against 24 ms)."""
+    column is added in place (``bm25_topk.add_values``): every row's products
+    are summed from 0.0 in column order, as a bincount of the columns joined
+    would, without joining them or casting their int32 rows."""
     out = np.zeros(matrix.shape[0], dtype=np.float64)
     starts, ends = matrix.indptr[cols], matrix.indptr[cols + 1]
     for s, e, w in zip(starts.tolist(), ends.tolist(), weights, strict=True):
-        np.add.at(out, matrix.indices[s:e], matrix.data[s:e] * w)  # w a numpy float64: the same products
+        add_values(out, matrix.indices[s:e], matrix.data[s:e], w)  # w a numpy float64: the same products
     return out
-
-
-def top_k(scores: np.ndarray, k: int) -> list[tuple[int, float]]:
-    """The ``k`` best rows with a positive score, best first; ties broken by
-    row everywhere, the k-th place included, so results are reproducible.
-
-    Only positive rows are partitioned: numpy's partition slows down by two
-    orders of magnitude on arrays that are mostly equal values (the zeros of
-    passages matching no query word)."""
-    positive = np.flatnonzero(scores > 0)
-    if k <= 0 or positive.size == 0:
-        return []
-    if positive.size > k:
-        values = scores[positive]
-        cut = kth_largest(values, k)
-        above = positive[values > cut]
-        positive = np.concatenate([above, positive[values == cut][: k - above.size]])
-    order = np.lexsort((positive, -scores[positive]))
-    return [(int(positive[i]), float(scores[positive[i]])) for i in order]
 
 
 def _rank_bm25_idf(

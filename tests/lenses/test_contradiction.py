@@ -86,3 +86,57 @@ def test_negation_is_read_within_the_claim_clause() -> None:
     assert statement("Nothing is lost; we guarantee uptime.", GUARANTEE).denies is False
     assert statement("The team never promised a fixed date.", PROMISE).denies
     assert statement("It is never down.", ALWAYS).denies  # a negative absolute denies by itself
+
+
+# ------------------------------------------------------------ stated times (session 9)
+from ragcore.lenses.contradiction import StatedTime, stated_times, timing_conflict  # noqa: E402
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Within 30 days, all files will be erased from our servers.", [("eras", "by", 30, "day")]),
+        ("After 60 days, we’ll permanently erase the files.", [("eras", "at", 60, "day")]),
+        ("The handle will be released 30 days after closure.", [("releas", "at", 30, "day")]),
+        ("Refunds shall be paid no later than ten (10) business days.", [("paid", "by", 10, "business day")]),
+        ("We must answer within the first two hours.", [("answer", "by", 2, "hour")]),
+        ("Acceptance shall become binding on the eighth day after signing.", [("becom", "at", 8, "day")]),
+        ("Payment will be made on or before the 15th day following delivery.", [("made", "by", 15, "day")]),
+        # a time with no modal in its clause has no act
+        ("The trial ends after 30 days.", []),
+        ("Files stay with us for 60 days.", []),
+    ],
+)
+def test_stated_times(text: str, expected: list[tuple[str, str, int, str]]) -> None:
+    assert [(t.act, t.kind, t.amount, t.unit) for t in stated_times(text)] == expected
+    assert all(isinstance(t, StatedTime) for t in stated_times(text))
+
+
+DEADLINE_30 = "Within 30 days of closure, all files will be permanently erased from our servers."
+
+
+@pytest.mark.parametrize(
+    ("b", "expected"),
+    [
+        ("After 60 days, we’ll permanently erase the files.", True),  # later than the deadline
+        ("We’ll permanently erase the files 20 days after closure.", False),  # within the deadline
+        ("We’ll erase the files within 60 days.", False),  # two deadlines both hold
+        ("After 60 days, we’ll permanently archive the files.", False),  # another act
+        ("After 2 months, we’ll permanently erase the files.", False),  # another unit: not compared
+        ("After 60 days, we’ll erase the invoices.", False),  # nothing shared besides the act
+        (
+            "We do not erase anything; after 60 days, we’ll erase the files on request only.",
+            False,
+        ),  # a denial
+    ],
+)
+def test_timing_conflict(b: str, expected: bool) -> None:
+    assert timing_conflict(DEADLINE_30, "terms.md", b, "mail.md") is expected
+
+
+def test_two_times_at_which_the_act_happens_conflict_unless_equal() -> None:
+    a = "We’ll permanently erase the files 30 days after closure."
+    assert timing_conflict(a, "a.md", "After 60 days, we’ll permanently erase the files.", "b.md")
+    assert not timing_conflict(a, "a.md", "After 30 days, we’ll permanently erase the files.", "b.md")
+    # one document qualifying its own time is one position
+    assert not timing_conflict(a, "a.md", "After 60 days, we’ll permanently erase the files.", "a.md")

@@ -74,7 +74,11 @@ TERM_CASES = [
     # bare quantifiers only inside a commitment, as policy pages write them
     ("While files travel to us, everything is compressed, and sent over TLS.", [("all", False)]),
     ("Any outages of the API are promptly posted on our status board.", [("all", False)]),
-    ("After 14 days, all uploads will be permanently erased from our disks.", [("all", False)]),
+    # (session 9: the opening time is a stated time for the act too)
+    (
+        "After 14 days, all uploads will be permanently erased from our disks.",
+        [("must", False), ("all", False)],
+    ),
     ("We will keep working every week to earn that confidence.", []),
     ("We record all logins to all workspaces by device.", []),
     ("These rules cover any app we sell.", []),
@@ -316,6 +320,76 @@ PDF_AND_CONDITION_CASES = [
         [("warranty", True), ("warranty", False)],
     ),
 ]
+
+
+# session 9 (shared-policies r32, r33; docs/lens-gold-format.md "a deadline"): a stated time for
+# the committed act besides "within N" and "by" a date
+STATED_TIME_CASES = [
+    ("We’ll wipe the mailbox from our servers 45 days after the plan ends.", [("must", False)]),
+    ("Your handle will be released 30 days after the account closes.", [("must", False)]),
+    ("Refunds will be paid no later than 10 business days after approval.", [("must", False)]),
+    ("Drafts must be filed within the first 14 days of the quarter.", [("must", False)]),
+    # the time may open the clause
+    ("After 90 days, we’ll erase the attachments of the workspace.", [("must", False)]),
+    ("Within 14 days, all invoices will be archived.", [("must", False), ("all", False)]),
+    # up to 120 characters between modal and time when only an object and places stand between
+    (
+        "We’ll permanently remove the files in your shared workspace from our storage cluster 30 days after closure.",
+        [("must", False)],
+    ),
+    # ... but not across a comma or a word that opens another clause
+    ("We will read the request, and the team that owns the billing system replies within 30 days.", []),
+    # an ordinal day (session 9, from heldout-lyft-separation-risk)
+    (
+        "A tenant’s notice must be in writing to the agent, and received by\nthe owner on or before the seventh day after signing.",
+        [("must", False)],
+    ),
+    ("The lease shall become binding on the eighth day after the tenant signs it.", [("must", False)]),
+    ("Rent must be paid by the 5th business day following each invoice.", [("must", False)]),
+    # a duration alone, or a time with no modal, is no deadline
+    ("Your data will stay with us for 60 days.", []),
+    ("The address is recycled 30 days after cancellation.", []),
+    ("After 30 days the trial ends.", []),
+]
+
+
+# session 9, from heldout-lyft-separation-risk: a listed noun that refers back through a verb, or
+# names what a party did not rely on (also when the sentence began on the line above)
+REFERENCE_CASES = [
+    ("If a tenant breaches the promise to keep the flat tidy, the deposit is kept.", []),
+    ("A buyer breaching its warranty to the seller pays the costs.", []),
+    (
+        "The buyer signed without reliance on any statement, assurance or promise that is not written here.",
+        [],
+    ),
+    ("The buyer has not relied\non any statement, offer or promise made before signing.", []),
+    ("The buyer relies on the seller's promise to deliver.", [("promise", False)]),  # no "any"/"no"
+    ("We promise to answer.", [("promise", False)]),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), REFERENCE_CASES, ids=[c[0][:40] for c in REFERENCE_CASES])
+def test_references_and_reliance_are_no_claims(text: str, expected: list[tuple[str, bool]]) -> None:
+    assert [(m.term, m.negated) for m in find_absolutes(text)] == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), STATED_TIME_CASES, ids=[c[0][:40] for c in STATED_TIME_CASES])
+def test_stated_times_are_deadlines(text: str, expected: list[tuple[str, bool]]) -> None:
+    assert [(m.term, m.negated) for m in find_absolutes(text)] == expected
+
+
+def test_incompatible_times_for_one_act_contradict(make_hits) -> None:
+    hits = make_hits(
+        {
+            "terms.md": "Within 30 days of closure, all files will be permanently erased from our servers.\n",
+            "mail.md": "Your mail stays readable for 60 days. After 60 days, we’ll permanently erase the files.\n",
+            "help.md": "If you close the account, we’ll erase the files within 90 days.\n",
+        }
+    )
+    lens = risk_lens(hits)
+    pairs = {frozenset((lens.findings[i].doc, lens.findings[j].doc)) for i, j in lens.contradictions}
+    # 60 days is later than the terms' 30-day deadline; the help page's 90-day deadline holds with both
+    assert pairs == {frozenset({"terms.md", "mail.md"})}
 
 
 @pytest.mark.parametrize(("text", "expected"), PDF_AND_CONDITION_CASES)

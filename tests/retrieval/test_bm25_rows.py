@@ -48,7 +48,7 @@ def test_a_row_answering_the_question_lifts_its_table_passage():
     assert np.array_equal(on.idf, off.idf)
     tokens = on.query_tokens(question)
     assert on.scores(tokens)[1:].tolist() == off.scores(tokens)[1:].tolist()
-    # The pruned search (bm25_topk) is bypassed when a row holds a query term: same as scoring all.
+    # The scratch-array search (bm25_topk) is bypassed when a row holds a query term: same as scoring all.
     assert on.search(question, 3) == top_k(on.scores(tokens), 3)
 
 

@@ -1,4 +1,4 @@
-"""The pruned BM25 top k (bm25_topk) and the term blocks tokenised in worker
+"""The BM25 top k from the scratch array (bm25_topk) and the term blocks tokenised in worker
 processes give exactly what scoring every passage and tokenising here give."""
 
 from __future__ import annotations
@@ -25,28 +25,36 @@ def corpus() -> list[str]:
 
 
 @pytest.mark.parametrize("params", [BM25Params(), BM25Params().plain()], ids=["default", "plain"])
-def test_pruned_top_k_equals_scoring_everything(corpus, params) -> None:
+def test_search_top_k_equals_scoring_everything(corpus, params) -> None:
     index = BM25Index.from_texts(corpus, [f"d{i // 10}" for i in range(len(corpus))], params)
-    index.column_max = bm25_topk.column_max(index.matrix)
-    pruned = 0
     for query in synthetic_queries(corpus, 150, seed=2):
         ids = index.term_ids(index.query_tokens(query))
         for k in (1, 10, 100):
-            got = bm25_topk.pruned_top_k(index, ids, k)
-            if got is not None:
-                pruned += 1
-                assert got == top_k(index.scores_from_ids(ids), k)
-    assert pruned > 100  # the bound does prune on Zipf-distributed words
+            assert bm25_topk.search_top_k(index, ids, k) == top_k(index.scores_from_ids(ids), k)
+    assert bm25_topk.search_top_k(index, np.zeros(0, dtype=np.int64), 10) == []
+    assert not bm25_topk._SCRATCH.partial.any()
 
 
-def test_column_max_and_exact_scores(corpus) -> None:
-    index = BM25Index.from_texts(corpus[:300])
-    dense = index.matrix.toarray()
-    assert np.array_equal(bm25_topk.column_max(index.matrix), dense.max(axis=0))
-    ids = index.term_ids(index.query_tokens(corpus[7]))
-    rows = np.asarray([0, 7, 8, 299])
-    assert np.array_equal(bm25_topk.exact_scores(index, *np.unique(ids, return_counts=True), rows),
-                          index.scores_from_ids(ids)[rows])  # fmt: skip
+def _sorted_positive(scores: np.ndarray, k: int) -> list[tuple[int, float]]:
+    """The first definition: every positive row sorted by (-score, row)."""
+    rows = np.flatnonzero(scores > 0)
+    order = sorted(rows.tolist(), key=lambda r: (-scores[r], r))[: max(k, 0)]
+    return [(r, float(scores[r])) for r in order]
+
+
+def test_top_k_equals_sorting_every_positive_row() -> None:
+    rng = np.random.default_rng(8)
+    n = 20_000
+    dense = rng.random(n)  # every row positive (a query of common words)
+    ties = np.round(rng.random(n) * 4) / 4  # few values: ties at the k-th place
+    sparse_rows = rng.random(n) * (rng.random(n) < 0.002)  # fewer positives in the sample than k
+    signed = rng.standard_normal(n)
+    cases = [dense, ties, sparse_rows, signed, np.zeros(n), np.full(n, 2.0), rng.random(15), np.zeros(0)]
+    ascending = np.sort(rng.random(n))  # the strided sample sees the order
+    cases += [ascending, ascending[::-1].copy()]
+    for scores in cases:
+        for k in (0, 1, 3, 10, 100, 2000):
+            assert top_k(scores, k) == _sorted_positive(scores, k), (len(scores), k)
 
 
 def test_term_blocks_map_back_to_the_tokens() -> None:
@@ -116,14 +124,10 @@ def test_rows_split_into_spans_searched_at_once_give_the_same_top_k(
     monkeypatch.setattr(
         dense, "_in_parallel", lambda w, n, b: split(lambda a, z: (spans.append((a, z)), w(a, z)), n, b)
     )
-    pruned = 0
     for ids in queries:
         for k in (1, 10, 100):
-            got = bm25_topk.pruned_top_k(index, ids, k)
-            if got is not None:
-                pruned += 1
-                assert got == top_k(index.scores_from_ids(ids), k)
-            assert index.search_ids(ids, k) == top_k(index.scores_from_ids(ids), k)
+            want = top_k(index.scores_from_ids(ids), k)
+            assert bm25_topk.search_top_k(index, ids, k) == want
+            assert index.search_ids(ids, k) == want
     assert len({s for s in spans if s[0] > 0}) == cores - 1  # the rows really were split
-    assert pruned > 100
     assert not bm25_topk._SCRATCH.partial.any()
