@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Literal
 
 from ragcore.text import content_words, tokenize
 
@@ -326,7 +327,7 @@ class StatedTime:
     """The time a commitment states for its act."""
 
     act: str  # stem of the committed verb: "delet" for "will be deleted" and "we'll delete"
-    kind: str  # "by": a deadline; "at": when the act happens
+    kind: Literal["by", "at"]  # "by": a deadline; "at": when the act happens
     amount: int
     unit: str  # "day", "business day", ...
 
@@ -334,7 +335,7 @@ class StatedTime:
 def _act(text: str, clause: tuple[int, int], at: int) -> str | None:
     """The verb the modal of the clause governs: the nearest modal before the
     time, else the first after it (the time opens the clause: "After 60 days, we'll delete")."""
-    before = [m for m in _MODAL.finditer(text, clause[0], at)]
+    before = list(_MODAL.finditer(text, clause[0], at))
     modal = before[-1] if before else _MODAL.search(text, at, clause[1])
     if modal is None:
         return None
@@ -360,10 +361,13 @@ def stated_times(text: str) -> tuple[StatedTime, ...]:
     return tuple(out)
 
 
+_TIME_CLAUSE_END = re.compile(r"[;!?()\n]|\.(?!\d)")
+
+
 def _time_clause(text: str, start: int, end: int) -> tuple[int, int]:
     """The clause of a time: as ``_clause``, but a comma right after an opening time does not end it."""
     lo, _ = _clause(text, start, end)
-    m = re.compile(r"[;!?()\n]|\.(?!\d)").search(text, end)
+    m = _TIME_CLAUSE_END.search(text, end)
     return lo, (m.start() if m else len(text))
 
 
