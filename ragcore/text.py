@@ -145,6 +145,83 @@ def identifier_kind(token: str) -> IdentifierKind:
     return "number-word" if _NUMBER_WORD.fullmatch(token) else "code"
 
 
+def is_code_token(token: str) -> bool:
+    """Whether an identifier token (``identifiers``) is a code that can answer
+    "which code / version": a code by ``identifier_kind`` holding a letter and
+    a digit ("lf4290", "v2.3.1", "aes256"); dates and other digit runs
+    ("20251118") and numbers run into a word ("1960s") are not."""
+    return (
+        identifier_kind(token) == "code"
+        and any(c.isdigit() for c in token)
+        and any(c.isalpha() for c in token)
+    )
+
+
+# Question words that ask for an identifier: the head of the wh-phrase names
+# a thing answered by a code (the "code" answer type of question
+# classification, Li & Roth, COLING 2002; predictive annotation, Prager et
+# al., SIGIR 2000). "number" only as the head of a compound ("reference
+# number", "serial number"): "the number of seats" asks for a count.
+_IDENTIFIER_NOUNS = frozenset(
+    "code codes version versions release releases build identifier identifiers id ids ticket sku".split()
+    + "advisory advisories".split()
+)
+_COMPOUND_ONLY = frozenset({"number", "numbers"})
+# Modifiers that make "number" a count or a measure ("the minimum number of hours").
+_QUANTITY_WORDS = frozenset(
+    """minimum maximum total average mean median exact approximate overall largest smallest highest
+    lowest greatest least required expected typical usual estimated actual whole same""".split()
+)
+_WH_WORDS = frozenset({"which", "what"})
+_COPULAS = frozenset({"is", "are", "was", "were"})
+_DETERMINERS = frozenset({"the", "a", "an"})
+_CLAUSES = re.compile(r"[?.!;,]")
+_WH_PHRASE = 4  # words of the wh-phrase looked at
+_WH_START = 3  # a wh-word this far into its clause at most ("in which release")
+
+
+def _answer_type_words(phrase: list[str], i: int) -> list[str]:
+    """The words of ``phrase`` that name an identifier as the answer, when
+    ``phrase[i]`` is such a noun: itself, or a compound ending in "number"."""
+    if phrase[i] in _IDENTIFIER_NOUNS:
+        return [phrase[i]]
+    if phrase[i] in _COMPOUND_ONLY and i > 0 and phrase[i - 1] not in _QUANTITY_WORDS:
+        return phrase[i - 1 : i + 1]
+    return []
+
+
+def asks_for_identifier(question: str) -> bool:
+    """Whether ``question`` asks for a code, version or reference number: a
+    clause opening on "which" / "what" (after at most two words: "In which
+    release") whose wh-phrase, up to its first function word, holds a noun
+    answered by an identifier ("Which error code does ...", "What is the
+    reference number of ...", "Which Windows client version stops ...")."""
+    return bool(identifier_answer_words(question))
+
+
+def identifier_answer_words(question: str) -> list[str]:
+    """The words naming the identifier ``question`` asks for ("code",
+    "reference number"; lower case, in order), empty when it asks for none
+    (``asks_for_identifier``). The answer's code stands for them, so the
+    rest of the question is what the code's sentence should hold."""
+    found: list[str] = []
+    for clause in _CLAUSES.split(question):
+        tokens = words(clause)
+        wh = next((i for i, t in enumerate(tokens[:_WH_START]) if t in _WH_WORDS), None)
+        if wh is None:
+            continue
+        rest = tokens[wh + 1 :]
+        if rest[:1] and rest[0] in _COPULAS:
+            rest = rest[2:] if rest[1:2] and rest[1] in _DETERMINERS else rest[1:]
+        phrase: list[str] = []
+        for token in rest[:_WH_PHRASE]:
+            if token in ENGLISH_STOP_WORDS:
+                break
+            phrase.append(token)
+        found.extend(w for i in range(len(phrase)) for w in _answer_type_words(phrase, i))
+    return list(dict.fromkeys(found))
+
+
 def search_terms(
     text: str, *, stemming: bool = True, stop_words: frozenset[str] = ENGLISH_STOP_WORDS, whole: bool = True
 ) -> list[str]:

@@ -34,12 +34,14 @@ from ..records import Passage
 from ..text import (
     STOP_LISTS,
     StopList,
+    asks_for_identifier,
     identifier_kind,
     identifiers,
     name_acronym,
     phrase_initials,
     search_terms,
 )
+from .bm25_answer_type import answer_lifted, code_unit_index
 from .bm25_counts import Counts, bigram_matrix
 from .bm25_rows import best_row_scores, continued_headers, table_row_index
 from .bm25_topk import add_values, search_top_k, top_k
@@ -107,6 +109,12 @@ class BM25Params:
     # Chosen in every leave-one-group-out fold (scripts/table_row_cv.py;
     # docs/decisions.md, "Table rows").
     table_row_weight: float = 1.25
+    # A question asking for a code that it does not hold ("Which error code
+    # ...", text.asks_for_identifier) lifts each scored passage by this x the
+    # query's best score x the share of the query its best sentence or row
+    # holding a code covers (bm25_answer_type); 0 is off. Chosen by
+    # scripts/answer_code_cv.py (docs/decisions.md, "Answer-type lift").
+    answer_code_lift: float = 0.5
 
     def plain(self) -> BM25Params:
         """rank_bm25's conventions exactly: both bonuses off, only negative
@@ -123,6 +131,7 @@ class BM25Params:
             named_document_boost=0.0,
             name_initials_in_queries=False,
             table_row_weight=0.0,
+            answer_code_lift=0.0,
         )
 
     def terms(self, text: str) -> list[str]:
@@ -241,12 +250,18 @@ class BM25Index:
         # Table rows scored on their own (table_row_index): none by default.
         self.rows = sparse.csc_matrix((0, n_terms), dtype=np.float64)
         self.row_owner = np.zeros(0, dtype=np.int64)
+        # Sentences and rows holding a code (code_unit_index): none by default.
+        self.code_units = sparse.csc_matrix((0, n_terms), dtype=np.float64)
+        self.code_owner = np.zeros(0, dtype=np.int64)
 
     @classmethod
     def from_passages(cls, passages: Sequence[Passage], params: BM25Params | None = None) -> BM25Index:
         """An index over passages' texts, with their heading fields."""
         params = params or BM25Params()
-        index = cls.from_texts(index_texts(passages, params), heading_texts(passages, params), params)
+        headings = heading_texts(passages, params)
+        index = cls.from_texts(index_texts(passages, params), headings, params)
+        if params.answer_code_lift:
+            index.code_units, index.code_owner = code_unit_index(passages, headings, index, params)
         if params.named_document_boost:
             index.names, index.name_size = document_names(passages, index.vocab, params)
         if params.table_row_weight:
@@ -413,11 +428,18 @@ class BM25Index:
         broken by row so results are reproducible."""
         tokens = self.query_tokens(query)
         codes = self.priority_identifiers(query)
-        if (
-            not self.params.adjacency_weight and not codes
-        ):  # then scores(tokens) is scores_from_ids of their ids
-            return self.search_ids(self.term_ids(tokens), k)
-        return top_k(self.identifiers_first(self.scores(tokens), codes), k)
+        answer = not codes and self.asks_for_code(query)
+        if not (self.params.adjacency_weight or codes or answer):
+            return self.search_ids(self.term_ids(tokens), k)  # scores(tokens) is scores_from_ids
+        scores = self.scores(tokens)
+        if answer:
+            scores = answer_lifted(self, scores, query, self.term_ids(tokens))
+        return top_k(self.identifiers_first(scores, codes), k)
+
+    def asks_for_code(self, query: str) -> bool:
+        """Whether the answer-type lift acts on ``query`` (it asks for a code
+        and some passage holds one)."""
+        return bool(self.params.answer_code_lift and self.code_owner.size and asks_for_identifier(query))
 
     def priority_identifiers(self, query: str) -> list[str]:
         """The known identifiers of ``query`` whose kind ``identifier_priority`` names."""

@@ -37,10 +37,10 @@ def code_version() -> str:
     """A fingerprint of the code that turns passages into index files: an
     index made by other tokenising or scoring code is stale."""
     from .. import text
-    from . import bm25, bm25_counts, bm25_rows, dense, document_names
+    from . import bm25, bm25_answer_type, bm25_counts, bm25_rows, dense, document_names
 
     digest = hashlib.sha256(str(FORMAT_VERSION).encode())
-    for module in (text, bm25, bm25_counts, bm25_rows, dense, document_names):
+    for module in (text, bm25, bm25_answer_type, bm25_counts, bm25_rows, dense, document_names):
         digest.update(Path(module.__file__).read_bytes())  # type: ignore[arg-type]
     return digest.hexdigest()[:16]
 
