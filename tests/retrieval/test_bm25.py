@@ -1,3 +1,5 @@
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -171,11 +173,11 @@ def test_a_table_continuation_is_indexed_with_the_table_header():
     # "code" is only in the header: the row answering the question ranks first
     # with it, and below the passage that names the header's words without it.
     question = "Which code means the monthly quota is used up?"
-    # (Table rows scored on their own are off here: they lift the row too, test_bm25_rows.)
-    assert BM25Index.from_passages(passages, BM25Params(table_row_weight=0.0)).search(question)[0][0] == 1
-    off = BM25Index.from_passages(passages, BM25Params(table_headers=False, table_row_weight=0.0)).search(
-        question
-    )
+    # (Table rows scored on their own and the answer-type lift are off here:
+    # they lift the row too, test_bm25_rows and test_answer_code_lift.)
+    alone = BM25Params(table_row_weight=0.0, answer_code_lift=0.0)
+    assert BM25Index.from_passages(passages, alone).search(question)[0][0] == 1
+    off = BM25Index.from_passages(passages, replace(alone, table_headers=False)).search(question)
     assert off[0][0] == 2
 
 
@@ -259,8 +261,9 @@ def test_a_document_is_named_by_its_spelled_out_abbreviation():
     ]
     passages = [Passage(doc, i, 1, 1, 0, len(t), label, t) for i, (doc, label, t) in enumerate(texts)]
     passages += [Passage(f"note-{i}.md", 0, 1, 1, 0, len(t), "Notes", t) for i, t in enumerate(FILLER)]
-    on = BM25Index.from_passages(passages, BM25Params(name_initials_in_queries=True))
-    off = BM25Index.from_passages(passages)  # the shipped setting: off
+    # The answer-type lift is off in both: it lifts the RFP's code too (test_answer_code_lift).
+    on = BM25Index.from_passages(passages, BM25Params(name_initials_in_queries=True, answer_code_lift=0.0))
+    off = BM25Index.from_passages(passages, BM25Params(answer_code_lift=0.0))  # initials: the shipped off
     question = "What is the reference number of the Northgate request for proposal?"
     assert "rfp" in on.query_tokens(question) and "rfp" not in off.query_tokens(question)
     assert on.search(question)[0][0] == 1 and off.search(question)[0][0] == 0
