@@ -83,6 +83,7 @@ def score_collection(coll: Collection, source: Path, library, firing: dict[str, 
     base = retriever.bm25.params
     per: dict[str, dict[float, dict[str, float]]] = {m: {s: {} for s in GRID} for m in MODES}
     for qid, text, _ in coll.questions:
+        retriever.bm25.params = base  # the cue is read with the lift on
         fires = retriever.bm25.asks_for_code(text) and not retriever.bm25.priority_identifiers(text)
         if fires:
             firing[f"{coll.name}/{qid}"] = identifier_answer_words(text)
