@@ -244,13 +244,15 @@ class BM25Index:
             shape=(n_docs, n_terms),
         )
         self.bigram_keys, self.bigrams = bigram_matrix(counts.bigram_keys, counts.bigram_rows, n_docs)
-        # Document names are known only to from_passages; none by default.
+        self._no_passage_fields(n_docs, n_terms)
+
+    def _no_passage_fields(self, n_docs: int, n_terms: int) -> None:
+        """The structures only ``from_passages`` fills, empty: document names (document_names),
+        table rows (table_row_index) and sentences or rows holding a code (code_unit_index)."""
         self.names = sparse.csc_matrix((n_docs, n_terms), dtype=np.float64)
         self.name_size = np.zeros(n_docs, dtype=np.float64)
-        # Table rows scored on their own (table_row_index): none by default.
         self.rows = sparse.csc_matrix((0, n_terms), dtype=np.float64)
         self.row_owner = np.zeros(0, dtype=np.int64)
-        # Sentences and rows holding a code (code_unit_index): none by default.
         self.code_units = sparse.csc_matrix((0, n_terms), dtype=np.float64)
         self.code_owner = np.zeros(0, dtype=np.int64)
 
@@ -437,8 +439,7 @@ class BM25Index:
         return top_k(self.identifiers_first(scores, codes), k)
 
     def asks_for_code(self, query: str) -> bool:
-        """Whether the answer-type lift acts on ``query`` (it asks for a code
-        and some passage holds one)."""
+        """Whether the answer-type lift acts on ``query`` (it asks for a code some passage holds)."""
         return bool(self.params.answer_code_lift and self.code_owner.size and asks_for_identifier(query))
 
     def priority_identifiers(self, query: str) -> list[str]:
