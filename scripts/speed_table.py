@@ -1,6 +1,6 @@
 """Print the README's speed table from ONE stored ``bench --json`` run (#18).
 
-    python scripts/speed_table.py bench/2026-12-02-s8-bench-100k-1m.jsonl [--load bench/...-load.txt]
+    python scripts/speed_table.py bench/2026-12-02-s10-bench-100k-1m.jsonl [--load bench/...-load.txt]
 
 Every figure comes from the run's JSON lines (its notes carry the baselines
 timed beside ours); each goal is the issue's, checked here, never typed in.

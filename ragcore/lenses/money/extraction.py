@@ -429,14 +429,27 @@ def _respectively(
             line = amounts[before[-1]].line
             years = column_years_above(above + text, len(above) + line[0])
         listed = before[-len(years) :] if len(years) > 1 else []
-        joined = all(
-            re.fullmatch(r"\s*(?:,|and|,\s*and)\s*", text[amounts[i].stop : amounts[j].start])
-            for i, j in itertools.pairwise(listed)
-        )
-        if len(listed) == len(years) and joined and all(len(amounts[k].values) == 1 for k in listed):
-            for k, year in zip(listed, years, strict=True):
-                out[k] = year_mark(year, marks[k].tense)
+        _give_years(out, marks, text, amounts, listed, years)
     return out
+
+
+def _give_years(
+    out: list[TimeMark],
+    marks: list[TimeMark],
+    text: str,
+    amounts: list[_Amount],
+    listed: list[int],
+    years: list[int],
+) -> None:
+    """Mark the listed amounts with the years, in order, when the counts
+    agree, only "and" or a comma joins the amounts, and each holds one value."""
+    joined = all(
+        re.fullmatch(r"\s*(?:,|and|,\s*and)\s*", text[amounts[i].stop : amounts[j].start])
+        for i, j in itertools.pairwise(listed)
+    )
+    if len(listed) == len(years) and joined and all(len(amounts[k].values) == 1 for k in listed):
+        for k, year in zip(listed, years, strict=True):
+            out[k] = year_mark(year, marks[k].tense)
 
 
 # "... in the year ended June 30, 2024 and 2023" after "$2.5 million and $3.1 million": years listed as amounts are
@@ -459,14 +472,7 @@ def _paired_years(marks: list[TimeMark], text: str, amounts: list[_Amount]) -> l
             for k, a in enumerate(amounts)
             if a.stop <= m.start() and a.sentence[0] <= m.start() < a.sentence[1]
         ]
-        listed = before[-len(years) :]
-        joined = all(
-            re.fullmatch(r"\s*(?:,|and|,\s*and)\s*", text[amounts[i].stop : amounts[j].start])
-            for i, j in itertools.pairwise(listed)
-        )
-        if len(listed) == len(years) and joined and all(len(amounts[k].values) == 1 for k in listed):
-            for k, year in zip(listed, years, strict=True):
-                out[k] = year_mark(year, marks[k].tense)
+        _give_years(out, marks, text, amounts, before[-len(years) :], years)
     return out
 
 
