@@ -43,6 +43,10 @@ KindCheck``): whether some retrieved unit states the question's subject
 and the kind of thing it asks for, either to answer a part below the
 threshold ("answer", at a lower bar) or to decline a part at it that has
 no such unit ("decline").
+
+``--phrase`` (session 10) grids the threshold with the sentence similarity
+also read against the part's topic words alone (``relevance.Weights.
+topic_phrase``; measured, not shipped: ``eval/results/answer-study-phrase.json``).
 """
 
 from __future__ import annotations
@@ -81,6 +85,9 @@ GRID = {
     "subject_coverage": (SUBJECT_COVERAGE,),
     "keep_ratio": (KEEP_RATIO,),
     "per_part": (PER_PART,),
+    # session 10 (--phrase): the sentence similarity also read against the
+    # part's topic words alone (relevance.Weights.topic_phrase)
+    "topic_phrase": (False,),
     # the kind check: (rule, subject coverage, lower bar for "answer")
     "kind": (
         ("off", 0.0, 0.0),
@@ -210,7 +217,9 @@ _FIRST: dict[tuple, object] = {}
 
 
 def _answer(q: Item, hits: tuple, setting: dict, min_score: float):
-    weights = Weights(cue=setting["cue"], dense=setting["dense"])
+    weights = Weights(
+        cue=setting["cue"], dense=setting["dense"], topic_phrase=bool(setting.get("topic_phrase", False))
+    )
     rule, coverage, lower = setting.get("kind", ("off", 0.0, 0.0))
     return extractive_answer(
         q.text,
@@ -381,6 +390,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="grid thresholds 0.85-1.1, each with the wider search off or at the same threshold (not shipped)",
     )
+    p.add_argument(
+        "--phrase",
+        action="store_true",
+        help="grid thresholds 0.85-1.1, each with the topic-phrase similarity off or on (session 10)",
+    )
     args = p.parse_args(argv)
     WIDER_K = args.wider_k
     if args.wider:
@@ -388,6 +402,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.deeper:
         GRID["min_score"] = DEEPER_MIN_SCORES
         GRID["wider_min_score"] = (0.0, *DEEPER_MIN_SCORES)
+        GRID["kind"] = (("off", 0.0, 0.0),)
+    if args.phrase:
+        GRID["min_score"] = DEEPER_MIN_SCORES
+        GRID["topic_phrase"] = (False, True)
         GRID["kind"] = (("off", 0.0, 0.0),)
     golds = args.gold or [ROOT / "eval" / "demo.gold.json"]
     items = [item for gold in golds for item in retrieve(gold)]

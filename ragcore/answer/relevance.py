@@ -27,7 +27,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from ragcore.text import ENGLISH_STOP_WORDS, content_words, tokenize
+from ragcore.text import ENGLISH_STOP_WORDS, content_words, stem, tokenize
+from ragcore.text import words as text_words
 
 from .semantic import Similarity
 from .units import Unit
@@ -147,6 +148,15 @@ def topic_words(text: str) -> frozenset[str]:
     return frozenset(w for w in words if (len(w) > 1 or w.isdigit()) and "'" not in w) - QUESTION_WORDS
 
 
+def topic_phrase(part: Part) -> str:
+    """The part's topic words as a phrase, in its order ("What penalty
+    applies if we're slow to settle up?" -> "penalty slow settle"): what the
+    question is about without how it asks. Empty when its text has none
+    (a part whose topic words come from the whole question)."""
+    kept = [t for t in text_words(part.text) if t not in ENGLISH_STOP_WORDS and stem(t) in part.words]
+    return " ".join(kept)
+
+
 def make_part(text: str, context: str = "") -> Part:
     """A part's topic words are its own; ``context`` (the whole question)
     supplies the cue when the part alone has none, and the topic words when
@@ -202,6 +212,10 @@ class Weights:
     rank: float = 0.02  # penalty per retrieval rank below the first
     label: float = 0.5  # weight of a word found only in the unit's heading path
     dense: float = 1.5  # weight of the unit's (or its passage's) dense similarity
+    # the similarity also read against the part's topic words alone, the
+    # higher one kept: measured, not chosen (docs/decisions.md section 7,
+    # session 10; scripts/answer_study.py --phrase)
+    topic_phrase: bool = False
 
 
 class Scorer:
@@ -255,7 +269,14 @@ class Scorer:
             return unit.dense
         sims = self._sims.get(part.text)
         if sims is None:
-            values = self.similarity(part.text, [u.text for u in self.units])
+            texts = [u.text for u in self.units]
+            values = self.similarity(part.text, texts)
+            phrase = topic_phrase(part) if self.weights.topic_phrase else ""
+            if phrase:
+                # how an everyday-words question asks ("if we're slow to
+                # settle up") is part of its embedding; its topic words alone
+                # can be nearer the sentence that states the answer
+                values = [max(a, b) for a, b in zip(values, self.similarity(phrase, texts), strict=True)]
             sims = {id(u): v for u, v in zip(self.units, values, strict=True)}
             self._sims[part.text] = sims
         return sims.get(id(unit), unit.dense)
