@@ -535,7 +535,14 @@ def _folds(preps, groups, owner, bm25_scores, bm25_choice, dense_scores, scores,
     final_family = DEFAULT_FAMILY
     if fitted[final_bm25].learned is not None:
         fitted[final_bm25].learned.model(set()).write()
-    fitted[final_bm25].gated.model(set(), final_tuned[GATED]).write()
+    from ragcore.retrieval.fusion_gate import shipped_gate
+
+    if (
+        shipped_gate().prf_k
+    ):  # this CV's gate has no PRF: scripts/prf_study.py --write-gate fits the shipped one
+        print("fusion_gate.json kept: the shipped gate uses PRF (scripts/prf_study.py --write-gate)")
+    else:
+        fitted[final_bm25].gated.model(set(), final_tuned[GATED]).write()
     return {
         "kind": "fusion-cv",  # not a run (evaluation.run.is_run)
         "rule": "leave one group out; each family's setting chosen by the highest mean nDCG@10 over the other "

@@ -71,7 +71,8 @@ from gate_variants import (  # noqa: E402
 from ragcore.evaluation.metrics.ndcg import ndcg_at_k  # noqa: E402
 from ragcore.evaluation.statistics import paired_mean_comparison  # noqa: E402
 from ragcore.retrieval import BM25Params, fusion  # noqa: E402
-from ragcore.retrieval.fusion_gate import gate_features  # noqa: E402
+from ragcore.retrieval.fusion_gate import GATE_FEATURES, GateQuery, fit_gate, gate_features  # noqa: E402
+from ragcore.retrieval.prf import feedback_ranking  # noqa: E402
 
 KS = (3, 5, 10)
 BETAS = (0.25, 0.5, 1.0)
@@ -81,23 +82,18 @@ DEPTH = 100  # the gate's lists, and dense's list after re-scoring
 Ranking = list[tuple[int, float]]
 
 
-def rocchio(query: np.ndarray, vectors: np.ndarray, feedback: list[int], beta: float) -> np.ndarray:
-    """q' = normalise(q + beta * mean(feedback passage vectors))."""
-    q = query + beta * vectors[feedback].mean(axis=0)
-    return q / np.linalg.norm(q)
-
-
 def prf_ranking(
     query: np.ndarray, vectors: np.ndarray, bm: Ranking, dn: Ranking, k: int, beta: float
 ) -> Ranking:
-    """Dense's ranking under q', over the union of the two top 100s only."""
-    if not dn:
-        return list(dn)
-    q = rocchio(query, vectors, [r for r, _ in dn[:k]], beta)
-    cand = np.array(sorted({r for r, _ in bm[:DEPTH]} | {r for r, _ in dn[:DEPTH]}))
-    scores = vectors[cand] @ q
-    order = np.argsort(-scores, kind="stable")[:DEPTH]
-    return [(int(cand[i]), float(scores[i])) for i in order]
+    """Dense's ranking under q', over the union of the two top 100s only
+    (the retriever's own function, ``ragcore.retrieval.prf``)."""
+    return feedback_ranking(
+        query, bm[:DEPTH], dn[:DEPTH], k, beta, lambda rows: vectors[rows], score_rows(vectors)
+    )
+
+
+def score_rows(vectors: np.ndarray):
+    return lambda q, rows: vectors[rows] @ q
 
 
 def setting(name: str) -> tuple[int, float]:
@@ -321,10 +317,35 @@ def ship_verdict(lab: Lab, results: dict, bars: dict[str, float]) -> tuple[bool,
     )
 
 
+def write_gate(lab: Lab, chosen: str) -> None:
+    """Fit the gate of ``chosen`` (a "<fused><signals> | <prf> on fused"
+    setting) on every group and write it as ``fusion_gate.json``, as
+    scripts/fusion_gate.py's GateFamily.model fits it (whole questions,
+    each collection weighted equally)."""
+    from fusion_fitted import collection_weights
+    from fusion_gate import FUSED as FUSED_SETTINGS
+
+    gate_part, prf_part = (p.strip() for p in chosen.split("|"))
+    if not prf_part.endswith(" on fused"):
+        raise SystemExit(f"only PRF on the fused ranking is wired into the retriever, not {chosen!r}")
+    prf = prf_part.removesuffix(" on fused")
+    fused, used = next((f, u) for f in FUSED for sig, u in SIGNALS.items() if f"{f}{sig}" == gate_part)
+    method, k, a = FUSED_SETTINGS[fused]
+    weights = collection_weights([q.coll for q in lab.queries])
+    queries = [
+        GateQuery(q.whole.x[: len(GATE_FEATURES)], q.ndcg[f"{fused} {prf}"], q.ndcg["dense"], w)
+        for q, w in zip(lab.queries, weights, strict=True)
+    ]
+    gate = fit_gate(queries, k, False, 1.0, lab.groups, used, method, a, prf=setting(prf))
+    gate.write()
+    print(f"wrote the gate: {chosen}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", default=str(ROOT / "eval" / "results" / "prf-study.md"))
     parser.add_argument("--collections", default="cranfield,cisi,vaswani,demo,dev-shared")
+    parser.add_argument("--write-gate", action="store_true", help="write the chosen gate (if the rule ships)")
     args = parser.parse_args()
     t0 = time.time()
     lab = SharedLab(*build(args.collections.split(",")))
@@ -379,6 +400,8 @@ def main() -> int:
         + "\n"
     )
     print(f"wrote {out} ({time.time() - t0:.0f} s)")
+    if args.write_gate and full is not None:
+        write_gate(lab, full)
     return 0
 
 

@@ -62,6 +62,7 @@ from typing import Literal
 from .bm25 import BM25Index
 from .fusion_gate import FusionGate, shipped_gate
 from .learned_fusion import FusionStats, LearnedFusion, shipped
+from .prf import Feedback
 
 Ranking = Sequence[tuple[int, float]]
 GateFeature = Literal["coverage", "agreement", "dense_coverage", "support"]
@@ -310,8 +311,10 @@ class GatedRule:
     pin: bool = True
     gate: FusionGate | None = None
 
-    def fuse(self, lexical: Ranking, dense: Ranking, stats: FusionStats) -> list[tuple[int, float]]:
-        fused = (self.gate or shipped_gate()).fuse(lexical, dense, stats)
+    def fuse(
+        self, lexical: Ranking, dense: Ranking, stats: FusionStats, feedback: Feedback | None = None
+    ) -> list[tuple[int, float]]:
+        fused = (self.gate or shipped_gate()).fuse(lexical, dense, stats, feedback)
         if self.pin and stats.identifier_rows:
             fused = pin_rows(fused, stats.identifier_rows)
         return fused
@@ -323,10 +326,20 @@ DEFAULT_HYBRID_RULE: StatsRule = DEFAULT_GATED  # the rule FusionConfig's defaul
 
 
 def fuse_two(
-    lexical: Ranking, dense: Ranking, stats: FusionStats, rule: StatsRule | None = None
+    lexical: Ranking,
+    dense: Ranking,
+    stats: FusionStats,
+    rule: StatsRule | None = None,
+    feedback: Feedback | None = None,
 ) -> list[tuple[int, float]]:
     """The default hybrid fusion of two ranked lists, best first, for any
     backend: ``lexical`` and ``dense`` are (row, score) lists (BM25 scores,
     cosines), ``stats`` what the lexical index knows of the query
-    (``fusion_stats`` makes it from a ``BM25Index``)."""
-    return (rule or DEFAULT_HYBRID_RULE).fuse(lexical, dense, stats)
+    (``fusion_stats`` makes it from a ``BM25Index``); ``feedback`` (``prf``)
+    gives the gate's fusion dense's pseudo-relevance feedback ranking, and a
+    backend that cannot re-score by vector passes none (the fusion then
+    takes plain dense)."""
+    rule = rule or DEFAULT_HYBRID_RULE
+    if isinstance(rule, GatedRule):
+        return rule.fuse(lexical, dense, stats, feedback)
+    return rule.fuse(lexical, dense, stats)

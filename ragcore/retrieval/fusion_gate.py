@@ -43,6 +43,7 @@ from typing import Literal
 import numpy as np
 
 from .learned_fusion import QUERY_FEATURES, FusionStats, query_vector
+from .prf import Feedback
 
 Ranking = Sequence[tuple[int, float]]
 GATE_FEATURES: tuple[str, ...] = (*QUERY_FEATURES, "support", "identifier")
@@ -93,6 +94,11 @@ class FusionGate:
     used: tuple[str, ...] = GATE_FEATURES
     fused_method: FusedMethod = "rrf"
     dense_weight: float = 0.5  # convex methods only
+    # Pseudo-relevance feedback for the fused ranking's dense half (``prf``):
+    # dense's top ``prf_k`` passages move the query vector by ``prf_beta``;
+    # 0 = off. Dense alone stays plain (scripts/prf_study.py chose both).
+    prf_k: int = 0
+    prf_beta: float = 0.0
 
     def dense_probability(self, features: np.ndarray) -> float:
         """The modelled probability that dense alone ranks this query better
@@ -102,14 +108,19 @@ class FusionGate:
         z = float(x @ np.asarray(self.weights)) + self.bias
         return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
 
-    def rank(self, lexical: Ranking, dense: Ranking, p: float) -> list[tuple[int, float]]:
-        """The ranking for a query whose dense probability is ``p``."""
+    def rank(
+        self, lexical: Ranking, dense: Ranking, p: float, feedback: Feedback | None = None
+    ) -> list[tuple[int, float]]:
+        """The ranking for a query whose dense probability is ``p``; with
+        ``feedback`` and ``prf_k``, the fusion takes dense's feedback ranking."""
         if not lexical:
             return list(dense)
         if self.soft and self.fused_method == "rrf":
             return rrf_pair(lexical, dense, self.k, 1.0 - p)
         if p > 0.5 and dense:
             return list(dense)
+        if feedback is not None and self.prf_k > 0 and dense:
+            dense = feedback(self.prf_k, self.prf_beta)
         return self.fused(lexical, dense)
 
     def fused(self, lexical: Ranking, dense: Ranking) -> list[tuple[int, float]]:
@@ -126,8 +137,12 @@ class FusionGate:
             else fusion.convex_tmm(pair, weights)
         )
 
-    def fuse(self, lexical: Ranking, dense: Ranking, stats: FusionStats) -> list[tuple[int, float]]:
-        return self.rank(lexical, dense, self.dense_probability(gate_features(lexical, dense, stats)))
+    def fuse(
+        self, lexical: Ranking, dense: Ranking, stats: FusionStats, feedback: Feedback | None = None
+    ) -> list[tuple[int, float]]:
+        """The gate's ranking; its signals always read the plain lists."""
+        p = self.dense_probability(gate_features(lexical, dense, stats))
+        return self.rank(lexical, dense, p, feedback)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -142,6 +157,8 @@ class FusionGate:
             "trained_on": list(self.trained_on),
             "fused_method": self.fused_method,
             "dense_weight": self.dense_weight,
+            "prf_k": self.prf_k,
+            "prf_beta": self.prf_beta,
         }
 
     def write(self, path: Path = GATE_FILE) -> None:
@@ -164,6 +181,8 @@ class FusionGate:
             used,
             _fused_method(data.get("fused_method", "rrf")),
             float(data.get("dense_weight", 0.5)),  # type: ignore[arg-type]
+            int(data.get("prf_k", 0)),  # type: ignore[call-overload]
+            float(data.get("prf_beta", 0.0)),  # type: ignore[arg-type]
         )
 
 
@@ -203,9 +222,11 @@ def fit_gate(
     used: Sequence[str] = GATE_FEATURES,
     fused_method: FusedMethod = "rrf",
     dense_weight: float = 0.5,
+    prf: tuple[int, float] = (0, 0.0),
 ) -> FusionGate:
     """Maximise the weighted expected nDCG@10 of the choice minus
-    ``l2``/2 |w|^2 (the bias is not penalised), over the signals ``used``."""
+    ``l2``/2 |w|^2 (the bias is not penalised), over the signals ``used``;
+    ``prf`` (k, beta) is recorded, the queries' fused nDCG being under it."""
     if not queries:
         raise ValueError("no training query for the fusion gate")
     columns = [GATE_FEATURES.index(f) for f in used]
@@ -243,4 +264,5 @@ def fit_gate(
         tuple(used),
         fused_method,
         dense_weight,
+        *prf,
     )

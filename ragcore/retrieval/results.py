@@ -33,6 +33,7 @@ class CallLog:
 
     notes: list[str] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
+    query_vector: object = None  # the dense query's vector, kept for feedback (prf)
 
     @contextmanager
     def timed(self, stage: str) -> Iterator[None]:

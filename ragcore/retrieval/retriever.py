@@ -34,6 +34,7 @@ from .bm25 import BM25Index, BM25Params
 from .dense import DenseIndex, write_blocks
 from .document_names import name_terms, names_by_terms
 from .learned_fusion import FusionStats
+from .prf import Feedback, index_feedback
 from .protocols import (
     FUSION_METHODS,
     MODES,
@@ -107,12 +108,14 @@ class FusionConfig:
         rankings: Mapping[str, Ranking],
         signals: fusion.QuerySignals | None = None,
         stats: FusionStats | None = None,
+        feedback: Feedback | None = None,  # dense's PRF ranking, for the gate (prf)
     ) -> Ranking:
         if self.method in STATS_METHODS:
             if stats is None:
                 raise ValueError(f"the {self.method} fusion needs the query's fusion stats")
-            rule = self.learned if self.method == "learned" else self.gated
-            return rule.fuse(rankings["bm25"], rankings["dense"], stats)
+            if self.method == "gated":
+                return self.gated.fuse(rankings["bm25"], rankings["dense"], stats, feedback)
+            return self.learned.fuse(rankings["bm25"], rankings["dense"], stats)
         if self.method == "signals":
             if signals is None:
                 raise ValueError("the signals fusion needs the query signals")
@@ -310,6 +313,7 @@ class Retriever:
             query = self.embedder.embed_query(question)
         with log.timed("dense"):
             ranking = index.search(query, k)
+        log.query_vector = query
         return [(int(r), float(s)) for r, s in ranking]
 
     def _bm25_ranking(self, question: str, k: int, log: CallLog | None = None) -> Ranking:
@@ -343,6 +347,7 @@ class Retriever:
         if errors:
             raise errors[0]
         log.timings_ms.update(dense_log.timings_ms)
+        log.query_vector = dense_log.query_vector
         return bm, out[0]
 
     # ------------------------------------------------------------- search
@@ -427,7 +432,9 @@ class Retriever:
                 method = self.fusion.method
                 signals = fusion.query_signals(self.bm25, question, bm, dn) if method == "signals" else None
                 stats = fusion.fusion_stats(self.bm25, question, bm, dn) if method in STATS_METHODS else None
-                final = self.fusion.fuse({"bm25": bm, "dense": dn}, signals, stats)
+                vec = log.query_vector if method == "gated" and self._dense is not None else None
+                feedback = None if vec is None else index_feedback(self._dense, np.asarray(vec), bm, dn)
+                final = self.fusion.fuse({"bm25": bm, "dense": dn}, signals, stats, feedback)
         traces["fused"] = _trace(final)
         if mode == "rerank":
             final, reranked = self._rerank(question, final, log)

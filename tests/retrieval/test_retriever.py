@@ -186,11 +186,16 @@ def test_hit_json_contract(retriever):
 
 def test_default_fusion_is_the_learned_fusion(retriever):
     from ragcore.retrieval import fusion
+    from ragcore.retrieval.prf import index_feedback
 
     question = "what is the price of the plan"
     bm = retriever.bm25.search(question, 100)
     dn = retriever._dense_ranking(question, 100)
-    expected = fusion.fuse_two(bm, dn, fusion.fusion_stats(retriever.bm25, question, bm, dn))
+    # The gate's fusion takes dense's pseudo-relevance feedback ranking over the two lists (prf.py).
+    feedback = index_feedback(retriever.dense_index(), retriever.embedder.embed_query(question), bm, dn)
+    expected = fusion.fuse_two(
+        bm, dn, fusion.fusion_stats(retriever.bm25, question, bm, dn), feedback=feedback
+    )
     hits = retriever.search(question, mode="hybrid", k=6).hits
     assert [h.score for h in hits] == pytest.approx([s for _, s in expected[:6]])
     signals = fusion.query_signals(retriever.bm25, question, bm, dn)

@@ -12,6 +12,10 @@ from the embedded ones; and Milvus's rankers fuse its raw BM25 list, without
 the two rules applied beside it here: the named-document boost and table
 rows scored as passages of their own (``bm25_rows``, weighted with the
 collection's term statistics, since Milvus holds whole passages only).
+The default gate's pseudo-relevance feedback step (``prf``: dense's top
+passages move the query vector, and the fused ranking's dense half is
+re-scored with it) is not done here: it needs the candidates' vectors at
+query time, so on Milvus the gate fuses the plain dense list.
 
 The passages and their vectors are synchronised into Milvus on first use
 (``ensure_dense``): new passages are embedded (or read from the vector
