@@ -389,6 +389,7 @@ def main() -> int:
     out.with_suffix(".json").write_text(
         json.dumps(
             {
+                "kind": "prf-study",  # not a run (evaluation.run.is_run)
                 "ship": ship,
                 "verdict": verdict,
                 "held_out": {n: {g: v for g, (v, _) in r.items()} for n, r in results.items()},
