@@ -47,6 +47,17 @@ ENGLISH_STOP_WORDS = STOP_WORDS | frozenset(
     yourself yourselves""".split()
 )
 
+# Number words read as figures ("within thirty days", "one hour or four"), by the
+# answer's claims and disagreements and the risk lens's stated times alike, so
+# "thirty days" is the same figure everywhere. Cardinals only; ordinals are the
+# lens's own ("the seventh day after").
+NUMBER_WORDS: dict[str, int] = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "twelve": 12, "fifteen": 15, "thirty": 30, "sixty": 60, "ninety": 90,
+}  # fmt: skip
+# Longest first, so an alternation never stops at "six" inside "sixty".
+NUMBER_WORD_PATTERN = "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))
+
 StopList = Literal["short", "english"]
 STOP_LISTS: dict[str, frozenset[str]] = {"short": STOP_WORDS, "english": ENGLISH_STOP_WORDS}
 

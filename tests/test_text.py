@@ -116,3 +116,19 @@ def test_phrase_initials_are_the_initials_of_runs_of_three_to_five_words():
     assert phrase_initials("service level agreement") == ["sla"]
     assert phrase_initials("two words") == []
     assert "lag" not in phrase_initials("level 2 agreement goes")  # a number breaks the run
+
+
+def test_number_words_match_whole_and_are_shared_by_answer_and_lens():
+    import re
+
+    from ragcore.answer.disagreement import figures
+    from ragcore.lenses.contradiction import stated_times
+    from ragcore.text import NUMBER_WORD_PATTERN, NUMBER_WORDS
+
+    assert re.match(NUMBER_WORD_PATTERN, "sixty days").group() == "sixty"
+    assert re.match(NUMBER_WORD_PATTERN, "fifteen").group() == "fifteen"
+    # the answer's figures read every word the table holds, as the lens's stated times do
+    for word, value in NUMBER_WORDS.items():
+        assert figures(f"within {word} days") == {"day@within": {float(value)}}
+        (time,) = stated_times(f"Data will be deleted within {word} days.")
+        assert (time.kind, time.amount, time.unit) == ("by", value, "day")

@@ -32,16 +32,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ragcore.lenses.contradiction import contradicts, statement
-from ragcore.text import content_words
+from ragcore.text import NUMBER_WORD_PATTERN, NUMBER_WORDS, content_words
 
 from .disagreement import Disagreement, asks_agreement, figure_conflict, figures
 from .relevance import topic_words
 from .units import Unit
 
 _DURATION = r"(?:minutes?|hours?|days?|weeks?|months?|years?)"
-_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-                 "nine": 9, "ten": 10, "twelve": 12, "thirty": 30, "sixty": 60, "ninety": 90}  # fmt: skip
-_NUM = r"\d+(?:\.\d+)?|" + "|".join(_NUMBER_WORDS)
+_NUM = r"\d+(?:\.\d+)?|" + NUMBER_WORD_PATTERN
 # "1 hour or 4 hours", "30 or 60 days"
 _VALUE_OR = re.compile(rf"\b({_NUM})(?:[\s-]+({_DURATION}))?\s+or\s+({_NUM})[\s-]+({_DURATION})\b", re.I)
 # "minutes, as marketing says, or weeks"
@@ -78,7 +76,7 @@ class Alternative:
 
 def _value(raw: str) -> float:
     word = raw.lower()
-    return float(_NUMBER_WORDS[word]) if word in _NUMBER_WORDS else float(raw)
+    return float(NUMBER_WORDS[word]) if word in NUMBER_WORDS else float(raw)
 
 
 def _unit(raw: str) -> str:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ragcore.lenses.contradiction import contradicts, precedence_conflict
-from ragcore.text import content_words
+from ragcore.text import NUMBER_WORD_PATTERN, NUMBER_WORDS, content_words
 
 from .units import Unit, clean
 
@@ -45,12 +45,10 @@ _FIGURE = re.compile(
     r"(?P<threshold>\b(?:above|over|below|under|more than|less than|at least|up to)\s+)?"
     r"(?P<money>[$€£]\s?\d[\d,]*(?:\.\d+)?[MKmk]?)(?P<period>\s*(?:/|per|a|an|each)\s*(?:month|year|hour|seat|user)\b)?"
     r"|(?P<percent>\d[\d,]*(?:\.\d+)?\s?%)"
-    r"|(?P<num>\d[\d,]*(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|thirty|sixty)"
+    r"|(?P<num>\d[\d,]*(?:\.\d+)?|" + NUMBER_WORD_PATTERN + ")"
     r"[\s-]+(?P<unit>(?:business\s+)?(?:minutes?|hours?|days?|weeks?|months?|years?)|seats?|users?|workflows?|files?)\b",
     re.I,
 )
-_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-          "ten": 10, "twelve": 12, "thirty": 30, "sixty": 60}  # fmt: skip
 _DATE = re.compile(
     r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december|q[1-4]|20\d\d)\b",
     re.I,
@@ -79,7 +77,7 @@ def figures(text: str, by_word: bool = True) -> dict[str, set[float]]:
             kind, raw = m.group("unit").lower().removeprefix("business ").rstrip("s"), m.group("num").lower()
         scale = {"m": 1e6, "k": 1e3}.get(raw[-1:].lower(), 1.0) if kind.startswith("money") else 1.0
         raw = raw.rstrip("MKmk")
-        value = _WORDS.get(raw) or _number(raw)
+        value = NUMBER_WORDS.get(raw) or _number(raw)
         if value is not None:
             # the word before a figure says what it measures ("within 4 hours",
             # "credit of 25%"); figures compare only when it is the same word

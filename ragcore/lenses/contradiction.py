@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from ragcore.text import content_words, tokenize
+from ragcore.text import NUMBER_WORD_PATTERN, NUMBER_WORDS, content_words, tokenize
 
 _NEGATORS = frozenset(
     "no not never without nor neither cannot can't don't doesn't didn't isn't aren't wasn't won't "
@@ -291,11 +291,7 @@ _MAY_RANK = re.compile(r"\border\b|\bprecedence\b|\bprevail|\bcontrols?\b|\bgove
 # days after cancellation", "after 60 days"). A later time against a deadline, or two different
 # times at which the act happens, cannot both hold; two deadlines always can (done in 30 days is
 # done within 60).
-_COUNT_WORDS = {
-    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "ten": 10,
-    "fifteen": 15, "thirty": 30, "sixty": 60, "ninety": 90,
-}  # fmt: skip
-_NUMBER = r"(?P<n>\d+|" + "|".join(_COUNT_WORDS) + r")(?:\s*\(\d+\))?"
+_NUMBER = r"(?P<n>\d+|" + NUMBER_WORD_PATTERN + r")(?:\s*\(\d+\))?"
 _UNIT = r"(?P<u>(?:business\s+|calendar\s+|working\s+)?(?:minute|hour|day|week|month|year))s?"
 _ORDINALS = {
     "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
@@ -356,7 +352,7 @@ def stated_times(text: str) -> tuple[StatedTime, ...]:
             if act is None:
                 continue
             n = m.group("n").lower()
-            amount = _COUNT_WORDS.get(n) or _ORDINALS.get(n) or int(n)
+            amount = NUMBER_WORDS.get(n) or _ORDINALS.get(n) or int(n)
             out.append(StatedTime(act, kind, amount, " ".join(m.group("u").lower().split())))
     return tuple(out)
 
