@@ -177,6 +177,23 @@ _IDENTIFIER_NOUNS = frozenset(
     "code codes version versions release releases build identifier identifiers id ids ticket sku".split()
     + "advisory advisories".split()
 )
+# The "extended" cue (BM25Params.answer_type_nouns) adds nouns for things a
+# document customarily labels with a code or number: technical names
+# ("Which cipher", "Which standard") and the parts of a document ("Which
+# clause", "Which exhibit"). Fixed before the cross-validation that decides
+# whether it ships (docs/decisions.md, "Answer-type lift"), from general
+# answer types, not from the nouns of any one gold set's questions.
+_LABEL_NOUNS = frozenset(
+    """standard standards protocol protocols cipher ciphers algorithm algorithms model models
+    form forms exhibit exhibits item items section sections clause clauses article articles
+    schedule schedules annex annexes appendix appendices module modules chapter chapters
+    rule rules""".split()
+)
+AnswerTypeNouns = Literal["core", "extended"]
+_NOUN_SETS: dict[str, frozenset[str]] = {
+    "core": _IDENTIFIER_NOUNS,
+    "extended": _IDENTIFIER_NOUNS | _LABEL_NOUNS,
+}
 _COMPOUND_ONLY = frozenset({"number", "numbers"})
 # Modifiers that make "number" a count or a measure ("the minimum number of hours").
 _QUANTITY_WORDS = frozenset(
@@ -191,30 +208,32 @@ _WH_PHRASE = 4  # words of the wh-phrase looked at
 _WH_START = 3  # a wh-word this far into its clause at most ("in which release")
 
 
-def _answer_type_words(phrase: list[str], i: int) -> list[str]:
+def _answer_type_words(phrase: list[str], i: int, nouns: frozenset[str]) -> list[str]:
     """The words of ``phrase`` that name an identifier as the answer, when
     ``phrase[i]`` is such a noun: itself, or a compound ending in "number"."""
-    if phrase[i] in _IDENTIFIER_NOUNS:
+    if phrase[i] in nouns:
         return [phrase[i]]
     if phrase[i] in _COMPOUND_ONLY and i > 0 and phrase[i - 1] not in _QUANTITY_WORDS:
         return phrase[i - 1 : i + 1]
     return []
 
 
-def asks_for_identifier(question: str) -> bool:
+def asks_for_identifier(question: str, nouns: AnswerTypeNouns = "core") -> bool:
     """Whether ``question`` asks for a code, version or reference number: a
     clause opening on "which" / "what" (after at most two words: "In which
     release") whose wh-phrase, up to its first function word, holds a noun
     answered by an identifier ("Which error code does ...", "What is the
     reference number of ...", "Which Windows client version stops ...")."""
-    return bool(identifier_answer_words(question))
+    return bool(identifier_answer_words(question, nouns))
 
 
-def identifier_answer_words(question: str) -> list[str]:
+def identifier_answer_words(question: str, nouns: AnswerTypeNouns = "core") -> list[str]:
     """The words naming the identifier ``question`` asks for ("code",
     "reference number"; lower case, in order), empty when it asks for none
     (``asks_for_identifier``). The answer's code stands for them, so the
-    rest of the question is what the code's sentence should hold."""
+    rest of the question is what the code's sentence should hold. ``nouns``
+    "extended" also reads the nouns of ``_LABEL_NOUNS`` ("Which clause")."""
+    heads = _NOUN_SETS[nouns]
     found: list[str] = []
     for clause in _CLAUSES.split(question):
         tokens = words(clause)
@@ -229,7 +248,7 @@ def identifier_answer_words(question: str) -> list[str]:
             if token in ENGLISH_STOP_WORDS:
                 break
             phrase.append(token)
-        found.extend(w for i in range(len(phrase)) for w in _answer_type_words(phrase, i))
+        found.extend(w for i in range(len(phrase)) for w in _answer_type_words(phrase, i, heads))
     return list(dict.fromkeys(found))
 
 

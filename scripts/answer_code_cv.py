@@ -4,16 +4,21 @@ question that asks for a code it does not hold ("Which error code ...",
 holding a code covers the rest of the question (``bm25_answer_type``).
 
 Grid, written before the run: 0 (off, the baseline), 0.1, 0.25, 0.5, 0.75,
-1, 1.5, 2. A question the cue does not fire on is ranked exactly as with
-the lift off (tested), so only the questions it fires on are ranked again
-per setting. Groups: Cranfield, CISI, Vaswani, the demo gold set by
-question type, dev-shared, dev-answers, dev-answers-b and dev-named-parts
-(the dev sets need ../shared/documents). Scored by nDCG@10 in bm25 and in
+1, 1.5, 2; from session 10 (identdev) each lift with the cue's "core" nouns
+and with its "extended" ones (``BM25Params.answer_type_nouns``), so a
+setting is a (nouns, lift) pair. A question the cue does not fire on is
+ranked exactly as with the lift off (tested), so only the questions it
+fires on (with the extended nouns, a superset) are ranked again per
+setting. Groups: Cranfield, CISI, Vaswani, the demo gold set by question
+type, dev-shared, dev-answers, dev-answers-b, dev-named-parts and
+dev-identifiers (the dev sets need ../shared/documents). Scored by nDCG@10 in bm25 and in
 the default mode (hybrid: the lift reaches it through BM25's ranking).
 Leave one group out: the setting with the best BM25 gain over off on the
 other groups (each collection weighted equally, the demo's types sharing
 the demo's weight, as for BM25's other settings; ties to the smaller lift)
-is scored on the group left out; the choice by hybrid gain is printed too.
+is scored on the group left out; ties go to the core nouns as well. The
+choice by hybrid gain, and the choice among the core settings alone, are
+printed too.
 
     python scripts/answer_code_cv.py [--out eval/results/answer-code-cv.json]
 """
@@ -42,8 +47,19 @@ from ragcore.text import identifier_answer_words  # noqa: E402
 
 SHARED = ROOT / ".." / "shared"
 BEIR = ("cranfield", "cisi", "vaswani")
-GOLD = ("demo", "dev-shared", "dev-answers", "dev-answers-b", "dev-named-parts")
+GOLD = ("demo", "dev-shared", "dev-answers", "dev-answers-b", "dev-named-parts", "dev-identifiers")
 GRID = [0.0, 0.1, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0]
+NOUNS = ("core", "extended")
+# (nouns, lift) settings; "core 0" is the baseline (the lift off).
+SETTINGS = [f"core {s:g}" for s in GRID] + [f"extended {s:g}" for s in GRID[1:]]
+BASELINE = SETTINGS[0]
+
+
+def parse(setting: str) -> tuple[str, float]:
+    nouns, lift = setting.split()
+    return nouns, float(lift)
+
+
 MODES = ("bm25", "hybrid")
 
 
@@ -52,9 +68,9 @@ class GroupScores:
     """nDCG@10 per question of one group, per mode and setting."""
 
     questions: list[str]
-    scores: dict[str, dict[float, dict[str, float]]] = field(default_factory=dict)  # mode -> setting -> qid
+    scores: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)  # mode -> setting -> qid
 
-    def mean(self, mode: str, setting: float) -> float:
+    def mean(self, mode: str, setting: str) -> float:
         return float(np.mean([self.scores[mode][setting][q] for q in self.questions]))
 
 
@@ -75,54 +91,68 @@ def collections(library) -> list[tuple[Collection, Path]]:
 
 def score_collection(coll: Collection, source: Path, library, firing: dict[str, list[str]]) -> dict:
     """Each group's scores per setting; ``firing`` collects the questions
-    the cue fires on (the only ones ranked again), with their answer-type words."""
+    the cue fires on with the extended nouns (the only ones ranked again),
+    with their answer-type words, marked "(extended)" where the core nouns miss them."""
     corpus_dir = source if source.is_dir() else load_goldset(source).corpus
     # The code units are built whenever the lift is on; the lift itself is read at query time.
-    bm25 = replace(BM25Params(), answer_code_lift=GRID[-1])
+    bm25 = replace(BM25Params(), answer_code_lift=GRID[-1], answer_type_nouns="extended")
     retriever = Retriever(load_corpus(corpus_dir, "auto", library), vector_cache=library, bm25_params=bm25)
     base = retriever.bm25.params
-    per: dict[str, dict[float, dict[str, float]]] = {m: {s: {} for s in GRID} for m in MODES}
+    per: dict[str, dict[str, dict[str, float]]] = {m: {s: {} for s in SETTINGS} for m in MODES}
     for qid, text, _ in coll.questions:
-        retriever.bm25.params = base  # the cue is read with the lift on
+        retriever.bm25.params = base  # the cue is read with the lift on and the extended nouns
         fires = retriever.bm25.asks_for_code(text) and not retriever.bm25.priority_identifiers(text)
+        core = fires and bool(identifier_answer_words(text, "core"))
         if fires:
-            firing[f"{coll.name}/{qid}"] = identifier_answer_words(text)
-        for setting in GRID if fires else GRID[:1]:
-            retriever.bm25.params = replace(base, answer_code_lift=setting)
+            words = identifier_answer_words(text, "extended")
+            firing[f"{coll.name}/{qid}"] = words if core else [*words, "(extended)"]
+        # Only the settings whose cue fires rank the question anew; the rest rank it as the baseline.
+        ranked = [s for s in SETTINGS[1:] if fires and (core or s.startswith("extended"))]
+        for setting in [BASELINE, *ranked]:
+            nouns, lift = parse(setting)
+            retriever.bm25.params = replace(base, answer_code_lift=lift, answer_type_nouns=nouns)
+            targets = [setting] if setting != BASELINE else [x for x in SETTINGS if x not in ranked]
             for mode in MODES:
                 hits = retriever.search(text, mode, 100).hits
                 value = coll.ndcg(qid, [(retriever.row_of(h.passage), h.score) for h in hits])
-                targets = GRID if not fires else [setting]
-                for s in targets:
-                    per[mode][s][qid] = value
+                for target in targets:
+                    per[mode][target][qid] = value
     retriever.bm25.params = base
     return {g: GroupScores(ids, per) for g, ids in coll.groups.items()}
 
 
 def training_gain(
-    groups: dict[str, GroupScores], train: list[str], setting: float, mode: str = "bm25"
+    groups: dict[str, GroupScores], train: list[str], setting: str, mode: str = "bm25"
 ) -> float:
     """Mean ``mode`` gain of ``setting`` over the baseline on ``train``, each collection weighted equally."""
     by_collection: dict[str, list[float]] = {}
     for g in train:
-        gain = groups[g].mean(mode, setting) - groups[g].mean(mode, GRID[0])
+        gain = groups[g].mean(mode, setting) - groups[g].mean(mode, BASELINE)
         by_collection.setdefault(g.split(":")[0], []).append(gain)
     return float(np.mean([np.mean(v) for v in by_collection.values()]))
 
 
-def folds(groups: dict[str, GroupScores], criterion: str = "bm25") -> list[dict]:
+def folds(
+    groups: dict[str, GroupScores], criterion: str = "bm25", settings: list[str] = SETTINGS
+) -> list[dict]:
     """Leave one group out, choosing by ``criterion``'s gain (bm25, as for
     BM25's other settings; hybrid printed for the record, since the
-    setting also decides the default mode's identifier pins)."""
+    setting also decides the default mode's identifier pins) among
+    ``settings`` (ties to the core nouns, then the smaller lift)."""
     out = []
     names = sorted(groups)
+
+    def key(train: list[str], s: str) -> tuple:
+        nouns, lift = parse(s)
+        return (round(training_gain(groups, train, s, criterion), 9), nouns == "core", -lift)
+
     for held in names:
         train = [g for g in names if g != held]
-        best = max(GRID, key=lambda s: (round(training_gain(groups, train, s, criterion), 9), -GRID.index(s)))
-        change = {m: groups[held].mean(m, best) - groups[held].mean(m, GRID[0]) for m in MODES}
+        best = max(settings, key=lambda s: key(train, s))
+        change = {m: groups[held].mean(m, best) - groups[held].mean(m, BASELINE) for m in MODES}
         out.append({"held_out": held, "chosen": best, "held_out_change": change})
         print(
-            f"[by {criterion}] held out {held:>22}: chosen {best:<5g} "
+            f"[by {criterion}] held out {held:>22}: chosen {best:<12} "
             f"bm25 {change['bm25']:+.4f}  hybrid {change['hybrid']:+.4f}"
         )
     return out
@@ -144,30 +174,33 @@ def main() -> int:
     print("questions asking for a code:", json.dumps(firing))
     result_folds = folds(groups)
     hybrid_folds = folds(groups, "hybrid")
+    core_folds = folds(groups, "bm25", [s for s in SETTINGS if s.startswith("core")])
     table = {
-        g: {m: {str(s): round(gs.mean(m, s), 4) for s in GRID} for m in MODES}
+        g: {m: {s: round(gs.mean(m, s), 4) for s in SETTINGS} for m in MODES}
         for g, gs in sorted(groups.items())
     }
+    print("settings:", " | ".join(SETTINGS))
     for g, row in table.items():
         print(
-            f"{g:>22} " + "  ".join(f"{m} " + " ".join(f"{row[m][str(s)]:.4f}" for s in GRID) for m in MODES)
+            f"{g:>22} " + "  ".join(f"{m} " + " ".join(f"{row[m][s]:.4f}" for s in SETTINGS) for m in MODES)
         )
     if args.out:
         result = {
             "kind": "answer-code-cv",
             "command": f"python scripts/answer_code_cv.py --out {args.out}",
             "grid": GRID,
+            "settings": SETTINGS,
             "questions_asking_for_a_code": firing,
             "groups": table,
             "per_question": {
                 g: {
                     m: {
-                        str(s): {
+                        s: {
                             q: round(gs.scores[m][s][q], 4)
                             for q in gs.questions
                             if f"{g.split(':')[0]}/{q}" in firing
                         }
-                        for s in GRID
+                        for s in SETTINGS
                     }
                     for m in MODES
                 }
@@ -175,6 +208,7 @@ def main() -> int:
             },
             "folds": result_folds,
             "folds_by_hybrid": hybrid_folds,
+            "folds_core_nouns_only": core_folds,
         }
         args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     return 0

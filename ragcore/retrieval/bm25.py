@@ -33,6 +33,7 @@ from scipy import sparse
 from ..records import Passage
 from ..text import (
     STOP_LISTS,
+    AnswerTypeNouns,
     StopList,
     asks_for_identifier,
     identifier_kind,
@@ -115,6 +116,9 @@ class BM25Params:
     # holding a code covers (bm25_answer_type); 0 is off. Chosen by
     # scripts/answer_code_cv.py (docs/decisions.md, "Answer-type lift").
     answer_code_lift: float = 0.5
+    # The cue's wh-phrase nouns: "core" (code, version, "X number", ...) or "extended"
+    # (also text._LABEL_NOUNS); chosen by scripts/answer_code_cv.py (decisions.md).
+    answer_type_nouns: AnswerTypeNouns = "core"
 
     def plain(self) -> BM25Params:
         """rank_bm25's conventions exactly: both bonuses off, only negative
@@ -440,7 +444,10 @@ class BM25Index:
 
     def asks_for_code(self, query: str) -> bool:
         """Whether the answer-type lift acts on ``query`` (it asks for a code some passage holds)."""
-        return bool(self.params.answer_code_lift and self.code_owner.size and asks_for_identifier(query))
+        p = self.params
+        return bool(
+            p.answer_code_lift and self.code_owner.size and asks_for_identifier(query, p.answer_type_nouns)
+        )
 
     def priority_identifiers(self, query: str) -> list[str]:
         """The known identifiers of ``query`` whose kind ``identifier_priority`` names."""

@@ -89,7 +89,9 @@ def answer_lifted(index: BM25Index, scores: np.ndarray, query: str, ids: np.ndar
     the best score ``x`` its best code unit's share of the query."""
     if not len(scores) or not scores.max() > 0:
         return scores
-    type_ids = index.term_ids(index.params.terms(" ".join(identifier_answer_words(query))))
+    type_ids = index.term_ids(
+        index.params.terms(" ".join(identifier_answer_words(query, index.params.answer_type_nouns)))
+    )
     share = code_unit_share(index, ids, type_ids)
     lift = index.params.answer_code_lift * float(scores.max()) * share
     return np.where(scores > 0, scores + lift, scores)

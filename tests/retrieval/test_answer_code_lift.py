@@ -38,6 +38,23 @@ def test_which_questions_ask_for_an_identifier(question, words):
     assert asks_for_identifier(question) == bool(words)
 
 
+@pytest.mark.parametrize(
+    ("question", "words"),
+    [
+        ("Which clause of the lease covers subletting?", ["clause"]),
+        ("Under which exhibit is the loan agreement filed?", ["exhibit"]),
+        ("What hashing algorithm protects the stored tokens?", ["algorithm"]),
+        ("Which firmware version fixes the fan noise?", ["version"]),
+        ("How many clauses does the lease have?", []),
+    ],
+)
+def test_extended_nouns_read_document_parts_and_technical_names(question, words):
+    # Off by cross-validation (docs/decisions.md, "Answer-type lift"): the
+    # default "core" nouns leave these parts and names alone.
+    assert identifier_answer_words(question, "extended") == words
+    assert identifier_answer_words(question) == [w for w in words if w == "version"]
+
+
 def test_code_tokens_hold_a_letter_and_a_digit():
     found = {
         t: is_code_token(t) for t in identifiers("KB5034441 v10.4.2 TLS 1.3 2025-11-18 1960s 24/7 PAY-1182")
@@ -123,3 +140,14 @@ def test_plain_bm25_has_no_lift():
     assert BM25Params().plain().answer_code_lift == 0.0
     plain = BM25Index.from_passages(_passages(DOCS), BM25Params().plain())
     assert plain.code_owner.size == 0
+
+
+def test_extended_nouns_move_only_questions_their_nouns_ask():
+    question = "Which firmware build step fixes the wifi drop after sleep on the office router?"
+    cued = "Which firmware rule fixes the wifi drop after sleep on the office router?"
+    core, extended = _index(), _index(answer_type_nouns="extended")
+    assert not core.asks_for_code(cued) and extended.asks_for_code(cued)
+    assert core.search(cued) == _index(answer_code_lift=0.0).search(cued)
+    assert extended.search(cued)[0][0] == 1
+    # A question the core nouns already read ranks the same under both.
+    assert core.search(question) == extended.search(question)
