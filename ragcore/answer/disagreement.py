@@ -33,13 +33,14 @@ DisagreementKind = Literal["conflict", "contradiction", "change"]
 SUBJECT_OVERLAP = 0.6
 MIN_SHARED = 3  # topic words both must state
 RELAXED_SHARED = 2  # ... when the question itself asks whether the sources agree
-# Absolute wording whose plain and denied forms contradict (the risk lens's families).
+# Commitments whose plain and denied forms contradict on their own term, as
+# the risk lens compares them (``lenses.risk._CLAIM_PATTERN``). Other absolutes
+# ("always", "never", "unlimited") are compared, as the lens compares them, on
+# what they state: "never lose data" says nothing of what is "always better".
 ABSOLUTES = (
     r"guarantee[sd]?|guaranteeing",
     r"warrant(?:y|ies)",
     r"promise[sd]?",
-    r"always|never",
-    r"unlimited",
 )
 _FIGURE = re.compile(
     r"(?P<threshold>\b(?:above|over|below|under|more than|less than|at least|up to)\s+)?"
@@ -126,7 +127,7 @@ def figure_conflict(a: Unit, b: Unit, relaxed: bool = False) -> bool:
 
 
 def contradiction(a: Unit, b: Unit) -> bool:
-    """The one contradiction rule, anchored on an absolute both state, or
+    """The one contradiction rule, anchored on a commitment both state, or
     on the predicate one denies and the other states; or two documents
     ranked in opposite orders of precedence."""
     if precedence_conflict(a.text, a.doc, b.text, b.doc):
