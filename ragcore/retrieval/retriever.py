@@ -72,6 +72,10 @@ SPLIT_MODES: tuple[Mode, ...] = ("hybrid", "rerank")
 # it loses on a held-out set whose later parts ask about other documents
 # (scripts/part_scope_cv.py; docs/decisions.md, "Parts scoped to a named document").
 PART_SCOPE = False
+# Whether a split question's parts take the gate's pseudo-relevance feedback
+# (prf) as the whole question does; chosen by leave-one-group-out CV
+# (scripts/prf_parts_study.py; docs/decisions.md section 1).
+PART_PRF = False
 CONCURRENT_SIGNALS = True  # fused modes rank BM25 and dense at once (#18, _both_rankings)
 STATS_METHODS: tuple[FusionMethod, ...] = ("learned", "gated")  # fused from fusion.fusion_stats
 
@@ -161,6 +165,7 @@ class Retriever:
         self._keep_settings(corpus, vector_cache, embedder, fusion_config, reranker, default_mode)
         self.index_dir = index_dir
         self.split_parts = split_parts  # multi-part questions in fused modes: chosen by cross-validation
+        self.part_prf = PART_PRF  # the parts' rankings take PRF too (prf_parts_study.py)
         t0 = time.perf_counter()
         with returning_frees():  # what the build frees leaves the process (heap.py)
             self.bm25 = self._open_bm25(bm25_params or BM25Params())
@@ -371,7 +376,7 @@ class Retriever:
             def ranked_part(part: str) -> Ranking:
                 if not scope:
                     scope.append(self.named_rows(question) if PART_SCOPE else frozenset())
-                return _scoped(self._rank(part, chosen, k, CallLog())[0], scope[0])
+                return _scoped(self._rank(part, chosen, k, CallLog(), prf=self.part_prf)[0], scope[0])
 
             merged = rank_by_parts(
                 question,
@@ -411,9 +416,10 @@ class Retriever:
         return frozenset(row for rows in named for row in rows)
 
     def _rank(
-        self, question: str, mode: Mode, k: int, log: CallLog
+        self, question: str, mode: Mode, k: int, log: CallLog, prf: bool = True
     ) -> tuple[Ranking, dict[str, dict[int, StageTrace]]]:
-        """The final ranking of ``mode`` and each stage's trace."""
+        """The final ranking of ``mode`` and each stage's trace; ``prf``
+        off, the gate fuses plain dense (no feedback step)."""
         traces: dict[str, dict[int, StageTrace]] = {}
         if mode == "bm25":
             final = self._bm25_ranking(question, max(k, CANDIDATES), log)
@@ -432,7 +438,7 @@ class Retriever:
                 method = self.fusion.method
                 signals = fusion.query_signals(self.bm25, question, bm, dn) if method == "signals" else None
                 stats = fusion.fusion_stats(self.bm25, question, bm, dn) if method in STATS_METHODS else None
-                vec = log.query_vector if method == "gated" and self._dense is not None else None
+                vec = log.query_vector if prf and method == "gated" and self._dense is not None else None
                 feedback = None if vec is None else index_feedback(self._dense, np.asarray(vec), bm, dn)
                 final = self.fusion.fuse({"bm25": bm, "dense": dn}, signals, stats, feedback)
         traces["fused"] = _trace(final)

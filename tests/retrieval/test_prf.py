@@ -150,3 +150,47 @@ def test_the_retriever_hands_the_gate_its_feedback_ranking():
     hits = r.search(question, mode="hybrid", k=5).hits
     assert [r.row_of(h.passage) for h in hits] == [row for row, _ in want[:5]]
     assert [h.score for h in hits] == pytest.approx([s for _, s in want[:5]])
+
+
+def test_split_parts_are_ranked_without_feedback_and_the_whole_with_it():
+    """PART_PRF off (scripts/prf_parts_study.py): a split question's parts
+    fuse plain dense, the whole question keeps the feedback step."""
+    from ragcore.retrieval import FusionConfig, Retriever
+    from ragcore.retrieval.query import retrieval_parts
+    from ragcore.retrieval.results import CallLog
+    from ragcore.retrieval.retriever import PART_PRF
+    from tests.retrieval.test_retriever import ToyEmbedder, make_corpus
+
+    gate = _gate(-50.0, 2)  # always the fusion, PRF k 2
+    config = FusionConfig(method="gated", gated=fusion.GatedRule(gate=gate))
+    r = Retriever(make_corpus(), embedder=ToyEmbedder(), fusion_config=config)
+    assert r.part_prf is PART_PRF is False
+    question = (
+        "What is the price of the Business plan per month, and what uptime does the SLA guarantee each month?"
+    )
+    assert len(retrieval_parts(question)) == 2
+    calls: list[tuple[str, bool]] = []
+    rank = r._rank
+
+    def spy(text, mode, k, log, prf=True):
+        calls.append((text, prf))
+        return rank(text, mode, k, log, prf=prf)
+
+    r._rank = spy  # type: ignore[method-assign]
+    r.search(question, mode="hybrid", k=5)
+    assert calls[0] == (question, True)
+    assert len(calls) == 3 and all(not prf for _, prf in calls[1:])
+    r.part_prf, calls[:] = True, []
+    r.search(question, mode="hybrid", k=5)
+    assert len(calls) == 3 and all(prf for _, prf in calls)
+    # prf off is the gate over plain dense; on, the feedback ranking moves it.
+    part = "what uptime does the SLA guarantee each month"
+    bm, dn = r.bm25.search(part, 100), r._dense_ranking(part, 100)
+    stats = fusion.fusion_stats(r.bm25, part, bm, dn)
+    plain = fusion.GatedRule(gate=gate).fuse(bm, dn, stats)
+    assert rank(part, "hybrid", 5, CallLog(), prf=False)[0] == plain
+    moved = fusion.GatedRule(gate=gate).fuse(
+        bm, dn, stats, index_feedback(r.dense_index(), r.embedder.embed_query(part), bm, dn)
+    )
+    assert rank(part, "hybrid", 5, CallLog())[0] == moved
+    assert [s for _, s in moved] != pytest.approx([s for _, s in plain])  # the switch is not a no-op
