@@ -7,9 +7,10 @@ ACM TOIS 2023, who found this vector step a robust gain). To keep the dense
 search's speed (issue #18), q' scans nothing: it re-scores only the
 candidates the hybrid already holds, the union of the BM25 and dense lists,
 and the feedback ranking is the best ``depth`` of those. Where it applies
-(the gate's fused ranking, not dense alone) and ``k``, ``beta`` were chosen
-by leave-one-group-out cross-validation (``scripts/prf_study.py``;
-docs/decisions.md section 1).
+(the gate's fused ranking, not dense alone, and not the parts of a split
+question: ``retriever.PART_PRF``) and ``k``, ``beta`` were chosen by
+leave-one-group-out cross-validation (``scripts/prf_study.py``,
+``scripts/prf_parts_study.py``; docs/decisions.md section 1).
 """
 
 from __future__ import annotations
