@@ -291,7 +291,10 @@ class LearnedRule:
     pin: bool = True
     model: LearnedFusion | None = None
 
-    def fuse(self, lexical: Ranking, dense: Ranking, stats: FusionStats) -> list[tuple[int, float]]:
+    def fuse(
+        self, lexical: Ranking, dense: Ranking, stats: FusionStats, feedback: Feedback | None = None
+    ) -> list[tuple[int, float]]:
+        del feedback  # the learned fusion reads plain dense only
         fused = (self.model or shipped()).fuse(lexical, dense, stats)
         if self.pin and stats.identifier_rows:
             fused = pin_rows(fused, stats.identifier_rows)
@@ -339,7 +342,4 @@ def fuse_two(
     gives the gate's fusion dense's pseudo-relevance feedback ranking, and a
     backend that cannot re-score by vector passes none (the fusion then
     takes plain dense)."""
-    rule = rule or DEFAULT_HYBRID_RULE
-    if isinstance(rule, GatedRule):
-        return rule.fuse(lexical, dense, stats, feedback)
-    return rule.fuse(lexical, dense, stats)
+    return (rule or DEFAULT_HYBRID_RULE).fuse(lexical, dense, stats, feedback)

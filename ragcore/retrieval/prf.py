@@ -16,8 +16,12 @@ leave-one-group-out cross-validation (``scripts/prf_study.py``,
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from .dense import DenseIndex
 
 Ranking = Sequence[tuple[int, float]]
 # (k, beta) -> dense's ranking under q'; made by the retriever per query.
@@ -57,7 +61,7 @@ def feedback_ranking(
     return [(int(rows[i]), float(scores[i])) for i in order]
 
 
-def index_feedback(index, query: np.ndarray, lexical: Ranking, dense: Ranking) -> Feedback:
+def index_feedback(index: DenseIndex, query: np.ndarray, lexical: Ranking, dense: Ranking) -> Feedback:
     """``feedback_ranking`` over a ``DenseIndex`` (exact cosines of its rows)."""
 
     def vectors_of(rows: np.ndarray) -> np.ndarray:

@@ -11,6 +11,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ..records import Hit
 from .protocols import Mode
 
@@ -33,7 +35,7 @@ class CallLog:
 
     notes: list[str] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
-    query_vector: object = None  # the dense query's vector, kept for feedback (prf)
+    query_vector: np.ndarray | None = None  # the dense query's vector, kept for feedback (prf)
 
     @contextmanager
     def timed(self, stage: str) -> Iterator[None]:
