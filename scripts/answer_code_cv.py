@@ -122,12 +122,16 @@ def score_collection(coll: Collection, source: Path, library, firing: dict[str, 
 
 
 def training_gain(
-    groups: dict[str, GroupScores], train: list[str], setting: str, mode: str = "bm25"
+    groups: dict[str, GroupScores],
+    train: list[str],
+    setting: str,
+    mode: str = "bm25",
+    baseline: str = BASELINE,
 ) -> float:
-    """Mean ``mode`` gain of ``setting`` over the baseline on ``train``, each collection weighted equally."""
+    """Mean ``mode`` gain of ``setting`` over ``baseline`` on ``train``, each collection weighted equally."""
     by_collection: dict[str, list[float]] = {}
     for g in train:
-        gain = groups[g].mean(mode, setting) - groups[g].mean(mode, BASELINE)
+        gain = groups[g].mean(mode, setting) - groups[g].mean(mode, baseline)
         by_collection.setdefault(g.split(":")[0], []).append(gain)
     return float(np.mean([np.mean(v) for v in by_collection.values()]))
 

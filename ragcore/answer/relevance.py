@@ -25,17 +25,13 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
 
+from ragcore.answer_types import NUMBER, Cue, answer_cue, states_cue
 from ragcore.text import ENGLISH_STOP_WORDS, content_words, stem, tokenize
 from ragcore.text import words as text_words
 
 from .semantic import Similarity
 from .units import Unit
-
-Cue = Literal[
-    "amount", "percent", "duration", "date", "count", "identifier", "person", "place", "reason", "none"
-]
 
 # Words a question is made of that say nothing about its topic.
 QUESTION_WORDS = content_words(
@@ -44,74 +40,10 @@ QUESTION_WORDS = content_words(
     give list find explain describe please about know much many there's it's its get gets got happen
     happens apply applies ever really"""
 )
-_CUES: tuple[tuple[Cue, re.Pattern[str]], ...] = (
-    # "why" asks for a reason whatever else the question names ("Why does it cost more?")
-    ("reason", re.compile(r"\bwhy\b|\bfor what reason\b|\bwhat (?:is|was|were) the reasons?\b", re.I)),
-    (
-        "identifier",
-        re.compile(
-            r"\b(?:which|what)\b.{0,40}\b(?:code|version|release|section|clause|number|id|identifier|advisory|reference|cipher|standard)\b",
-            re.I,
-        ),
-    ),
-    (
-        "percent",
-        re.compile(
-            r"\b(?:what|which)\b.{0,30}\b(?:percent(?:age)?|share|uptime|margin|rate of|discount|surcharge)\b|\bhow much\b.{0,20}\b(?:off|discount)\b",
-            re.I,
-        ),
-    ),
-    # "how much notice / time / warning" asks for a duration, not an amount
-    ("duration", re.compile(r"\bhow much (?:notice|time|warning|advance notice|lead time)\b", re.I)),
-    (
-        "amount",
-        re.compile(
-            r"\bhow much\b|\b(?:cost|costs|price|prices|priced|fee|fees|charge|charges|pay|owe|expensive|cheaper|save|money|rate)\b",
-            re.I,
-        ),
-    ),
-    ("duration", re.compile(r"\bhow (?:long|soon|quickly|fast|often)\b|\bwithin\b", re.I)),
-    ("date", re.compile(r"\bwhen\b|\bwhat date\b|\bby when\b", re.I)),
-    ("count", re.compile(r"\bhow many\b|\bhow big\b|\bnumber of\b", re.I)),
-    ("person", re.compile(r"\bwho\b|\bwhose\b", re.I)),
-    ("place", re.compile(r"\bwhere\b|\bwhich (?:city|country|region)\b", re.I)),
-)
-_NUMBER = r"\d[\d,]*(?:\.\d+)?"
-_ANSWERS: dict[Cue, re.Pattern[str]] = {
-    "amount": re.compile(rf"[$€£]\s?{_NUMBER}|{_NUMBER}\s?%|\b{_NUMBER}\s+(?:dollars|euros|per)\b", re.I),
-    "percent": re.compile(rf"{_NUMBER}\s?%|\b{_NUMBER}\s+percent\b", re.I),
-    "duration": re.compile(
-        rf"\b(?:{_NUMBER}|one|two|three|four|five|six|seven|eight|nine|ten|twelve|thirty|sixty)[\s-]+(?:business\s+)?"
-        r"(?:minutes?|hours?|days?|weeks?|months?|years?|quarters?)\b|\b(?:once|twice|every)\b.{0,12}\b(?:year|month|week|day|hour)\b",
-        re.I,
-    ),
-    "date": re.compile(
-        r"\b\d{1,2}\s+(?:january|february|march|april|may|june|july|august|september|october|november|december)\b"
-        r"|\b(?:january|february|march|april|may|june|july|august|september|october|november|december)\b"
-        r"|\b(?:first|second|third|fourth)\s+quarter\b|\bq[1-4]\b|\b20\d\d-\d\d-\d\d\b|\b(?:this|next)\s+week\b",
-        re.I,
-    ),
-    "count": re.compile(
-        rf"\b{_NUMBER}\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve)\b", re.I
-    ),
-    "identifier": re.compile(
-        r"\b[A-Z]{2,}[-_]?\d[\w.-]*\b|\b\d+\.\d+(?:\.\d+)*\b|\b[A-Z]{2,}-[A-Z0-9]+\b|\b[A-Z]{3,}\b-?\d*"
-    ),
-    "person": re.compile(
-        r"\b[A-Z][a-z]+\s+[A-Z][a-z]+\b|\b(?:officer|director|manager|head|vp|president|team|sales|support|legal|finance|admin)\b",
-        re.I,
-    ),
-    "place": re.compile(r"\b(?:in|at)\s+[A-Z][a-z]+"),
-    # a reason is given by its connective (Halliday and Hasan's causal conjunctions)
-    "reason": re.compile(
-        r"\b(?:because|so that|in order to|due to|owing to|as a result|the reason|reasons? (?:is|was|for))\b",
-        re.I,
-    ),
-}
 # "Above 20% and up to 30%", "Below 99.9% but at least 99.0%", "10 to 20 seats"
-_LOWER = re.compile(rf"\b(?:above|over|more than|at least|from|min(?:imum)?)\s+[$€£]?({_NUMBER})", re.I)
-_UPPER = re.compile(rf"\b(?:up to|below|under|less than|at most|max(?:imum)?)\s+[$€£]?({_NUMBER})", re.I)
-_NUMBERS = re.compile(rf"[$€£]?({_NUMBER})\s?%?")
+_LOWER = re.compile(rf"\b(?:above|over|more than|at least|from|min(?:imum)?)\s+[$€£]?({NUMBER})", re.I)
+_UPPER = re.compile(rf"\b(?:up to|below|under|less than|at most|max(?:imum)?)\s+[$€£]?({NUMBER})", re.I)
+_NUMBERS = re.compile(rf"[$€£]?({NUMBER})\s?%?")
 
 
 @dataclass(frozen=True)
@@ -122,13 +54,6 @@ class Part:
     words: frozenset[str]  # stemmed topic words
     cue: Cue
     numbers: tuple[float, ...]
-
-
-def answer_cue(question: str) -> Cue:
-    for cue, pattern in _CUES:
-        if pattern.search(question):
-            return cue
-    return "none"
 
 
 def _floats(text: str) -> list[float]:
@@ -166,11 +91,6 @@ def make_part(text: str, context: str = "") -> Part:
         cue = answer_cue(context)
     words = topic_words(text) or topic_words(context)
     return Part(text, words, cue, tuple(_floats(text)))
-
-
-def states_cue(text: str, cue: Cue) -> bool:
-    pattern = _ANSWERS.get(cue)
-    return pattern is not None and pattern.search(text) is not None
 
 
 def in_range(text: str, numbers: Sequence[float]) -> bool:

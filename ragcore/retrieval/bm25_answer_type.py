@@ -14,16 +14,24 @@ idf mass (its distinct known terms but the words naming the answer's type,
 best code unit holds, so a code standing beside the asked-about words lifts
 its passage most, and a code in a running footer or a list of unrelated
 codes lifts it little.
+
+The value lift (``BM25Params.answer_value_lift``) is the same rule for a
+question that asks for a value it does not state ("What uptime does the SLA
+promise?" a percentage, "How long ..." a duration, "How much ..." an
+amount; ``answer_types.asked_value``): its units are the sentences and
+table rows stating a value of that kind (``answer_types.value_kinds``), and
+no word of the question is set aside as naming the type.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import sparse
 
+from ..answer_types import VALUE_CUES, ValueCue, value_kinds
 from ..records import Passage
 from ..text import identifier_answer_words, identifiers, is_code_token, sentence_spans
 from .bm25_rows import best_row_scores
@@ -32,56 +40,110 @@ if TYPE_CHECKING:
     from .bm25 import BM25Index, BM25Params
 
 
-def code_units(text: str) -> list[str]:
-    """The sentences of ``text`` that hold a code, table rows taken one line
-    at a time (the sentence splitter keeps a table's rows together)."""
+def _pieces(text: str) -> list[str]:
+    """The sentences of ``text``, table rows taken one line at a time (the
+    sentence splitter keeps a table's rows together)."""
     out: list[str] = []
     for start, end in sentence_spans(text):
         piece = text[start:end]
-        lines = piece.split("\n") if "|" in piece else [piece]
-        out.extend(u for u in lines if any(is_code_token(c) for c in identifiers(u)))
+        out.extend(piece.split("\n") if "|" in piece else [piece])
     return out
+
+
+def code_units(text: str) -> list[str]:
+    """The sentences or table rows of ``text`` that hold a code."""
+    return [u for u in _pieces(text) if any(is_code_token(c) for c in identifiers(u))]
+
+
+def value_units(text: str) -> list[tuple[str, int]]:
+    """The sentences or table rows of ``text`` that state a value, each with
+    the value cues it states (``answer_types.value_kinds``)."""
+    kinds = [(u, value_kinds(u)) for u in _pieces(text)]
+    return [(u, k) for u, k in kinds if k]
+
+
+def _unit_matrix(
+    passages: Sequence[Passage],
+    headings: Sequence[str],
+    index: BM25Index,
+    params: BM25Params,
+    units_of: Callable[[str], list[tuple[str, int]]],
+) -> tuple[sparse.csc_matrix, np.ndarray, np.ndarray]:
+    """The terms (units x index terms, 1.0 where held) of every unit
+    ``units_of`` finds in the passages, each with its passage's heading
+    field; each unit's passage, and its kind bits."""
+    rows: list[int] = []
+    cols: list[int] = []
+    owner: list[int] = []
+    kinds: list[int] = []
+    vocab = index.vocab
+    for row, (p, heading) in enumerate(zip(passages, headings, strict=True)):
+        units = units_of(p.text)
+        if not units:
+            continue
+        heading_terms = params.terms(heading)
+        for unit, kind in units:
+            held = {vocab[t] for t in [*params.terms(unit), *heading_terms] if t in vocab}
+            rows.extend([len(owner)] * len(held))
+            cols.extend(held)
+            owner.append(row)
+            kinds.append(kind)
+    matrix = sparse.csc_matrix(
+        (np.ones(len(rows)), (np.asarray(rows, dtype=np.int32), np.asarray(cols, dtype=np.int32))),
+        shape=(len(owner), max(len(vocab), 1)),
+    )
+    return matrix, np.asarray(owner, dtype=np.int64), np.asarray(kinds, dtype=np.uint8)
 
 
 def code_unit_index(
     passages: Sequence[Passage], headings: Sequence[str], index: BM25Index, params: BM25Params
 ) -> tuple[sparse.csc_matrix, np.ndarray]:
-    """The terms (units x index terms, 1.0 where held) of every code unit of
-    the passages, each with its passage's heading field, and each unit's passage."""
-    rows: list[int] = []
-    cols: list[int] = []
-    owner: list[int] = []
-    vocab = index.vocab
-    for row, (p, heading) in enumerate(zip(passages, headings, strict=True)):
-        units = code_units(p.text)
-        if not units:
-            continue
-        heading_terms = params.terms(heading)
-        for unit in units:
-            held = {vocab[t] for t in [*params.terms(unit), *heading_terms] if t in vocab}
-            rows.extend([len(owner)] * len(held))
-            cols.extend(held)
-            owner.append(row)
-    matrix = sparse.csc_matrix(
-        (np.ones(len(rows)), (np.asarray(rows, dtype=np.int32), np.asarray(cols, dtype=np.int32))),
-        shape=(len(owner), max(len(vocab), 1)),
+    """The terms of every code unit of the passages, and each unit's passage."""
+    matrix, owner, _ = _unit_matrix(
+        passages, headings, index, params, lambda t: [(u, 1) for u in code_units(t)]
     )
-    return matrix, np.asarray(owner, dtype=np.int64)
+    return matrix, owner
 
 
-def code_unit_share(index: BM25Index, ids: np.ndarray, type_ids: np.ndarray) -> np.ndarray:
+def value_unit_index(
+    passages: Sequence[Passage], headings: Sequence[str], index: BM25Index, params: BM25Params
+) -> tuple[sparse.csc_matrix, np.ndarray, np.ndarray]:
+    """The terms of every value unit of the passages, each unit's passage and its value cues."""
+    return _unit_matrix(passages, headings, index, params, value_units)
+
+
+def unit_share(
+    index: BM25Index,
+    units: sparse.csc_matrix,
+    owner: np.ndarray,
+    ids: np.ndarray,
+    type_ids: np.ndarray,
+    keep: np.ndarray | None = None,
+) -> np.ndarray:
     """Per passage, the share of the query's idf mass (its distinct known
-    term ``ids`` other than ``type_ids``) that its best code unit holds (0
-    for a passage with none)."""
+    term ``ids`` other than ``type_ids``) that its best unit holds (0 for a
+    passage with none); only the units ``keep`` marks count, when given."""
     from .bm25 import column_sum
 
     uniq = np.setdiff1d(np.unique(ids), type_ids)
     weights = index.idf[uniq]
     total = float(weights.sum())
-    if not len(uniq) or total <= 0 or not index.code_owner.size:
+    if not len(uniq) or total <= 0 or not owner.size:
         return np.zeros(index.size, dtype=np.float64)
-    by_unit = column_sum(index.code_units, uniq, weights) / total
-    return best_row_scores(index.code_units, index.code_owner, by_unit, index.size)
+    by_unit = column_sum(units, uniq, weights) / total
+    if keep is not None:
+        by_unit = np.where(keep, by_unit, 0.0)
+    return best_row_scores(units, owner, by_unit, index.size)
+
+
+def code_unit_share(index: BM25Index, ids: np.ndarray, type_ids: np.ndarray) -> np.ndarray:
+    """``unit_share`` over the code units."""
+    return unit_share(index, index.code_units, index.code_owner, ids, type_ids)
+
+
+def _lifted(scores: np.ndarray, lift: float, share: np.ndarray) -> np.ndarray:
+    """Each scored passage lifted by ``lift x`` the best score ``x`` its share."""
+    return np.where(scores > 0, scores + lift * float(scores.max()) * share, scores)
 
 
 def answer_lifted(index: BM25Index, scores: np.ndarray, query: str, ids: np.ndarray) -> np.ndarray:
@@ -92,6 +154,16 @@ def answer_lifted(index: BM25Index, scores: np.ndarray, query: str, ids: np.ndar
     type_ids = index.term_ids(
         index.params.terms(" ".join(identifier_answer_words(query, index.params.answer_type_nouns)))
     )
-    share = code_unit_share(index, ids, type_ids)
-    lift = index.params.answer_code_lift * float(scores.max()) * share
-    return np.where(scores > 0, scores + lift, scores)
+    return _lifted(scores, index.params.answer_code_lift, code_unit_share(index, ids, type_ids))
+
+
+def value_lifted(index: BM25Index, scores: np.ndarray, cue: ValueCue, ids: np.ndarray) -> np.ndarray:
+    """``scores`` with each scored passage lifted by ``answer_value_lift x``
+    the best score ``x`` the share of the query held by its best unit stating
+    a value of kind ``cue``."""
+    if not len(scores) or not scores.max() > 0:
+        return scores
+    keep = (index.value_kinds & (1 << VALUE_CUES.index(cue))) > 0
+    none = np.zeros(0, dtype=np.int64)
+    share = unit_share(index, index.value_units, index.value_owner, ids, none, keep)
+    return _lifted(scores, index.params.answer_value_lift, share)

@@ -36,11 +36,11 @@ FORMAT_VERSION = 1
 def code_version() -> str:
     """A fingerprint of the code that turns passages into index files: an
     index made by other tokenising or scoring code is stale."""
-    from .. import text
+    from .. import answer_types, text
     from . import bm25, bm25_answer_type, bm25_counts, bm25_rows, dense, document_names
 
     digest = hashlib.sha256(str(FORMAT_VERSION).encode())
-    for module in (text, bm25, bm25_answer_type, bm25_counts, bm25_rows, dense, document_names):
+    for module in (text, answer_types, bm25, bm25_answer_type, bm25_counts, bm25_rows, dense, document_names):
         digest.update(Path(module.__file__).read_bytes())  # type: ignore[arg-type]
     return digest.hexdigest()[:16]
 

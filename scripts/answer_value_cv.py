@@ -1,0 +1,165 @@
+"""Leave-one-group-out choice of ``BM25Params.answer_value_lift``: how much a
+question that asks for a value it does not state ("What uptime does the SLA
+promise?", "How long ...", "How much ...": ``answer_types.asked_value``)
+lifts passages whose sentence or table row stating a value of that kind
+covers the rest of the question (``retrieval.bm25_answer_type``).
+
+Fixed before the first run (session 11, 2026-12-07):
+
+- Grid: 0 (off, the baseline), 0.1, 0.25, 0.5, 0.75, 1.
+- Groups: Cranfield, CISI, Vaswani, the demo gold set by question type,
+  dev-shared, dev-answers, dev-answers-b, dev-named-parts and
+  dev-identifiers (the dev sets need ../shared/documents), as for the
+  answer-type lift (``answer_code_cv.py``).
+- Criterion: the mean gain in nDCG@10 of the default mode (hybrid) over the
+  lift off, each collection weighted equally (the demo's types sharing the
+  demo's weight); ties go to the smaller lift. The choice by BM25's gain is
+  printed for the record.
+- Ship rule: the setting chosen on all groups ships when, held out (each
+  group scored at the setting chosen without it), the hybrid change is
+  >= 0 on the equally weighted mean over collections, and no group loses
+  more than 0.01 of hybrid nDCG@10. Otherwise the lift stays off.
+
+A question the cue does not fire on is ranked exactly as with the lift off
+(tested), so only the questions it fires on are ranked again per setting.
+
+    python scripts/answer_value_cv.py [--out eval/results/answer-value-cv.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from answer_code_cv import MODES, GroupScores, collections, training_gain  # noqa: E402
+from fusion_cv import Collection  # noqa: E402
+
+from ragcore.corpus import default_library, load_corpus  # noqa: E402
+from ragcore.evaluation.goldset import load_goldset  # noqa: E402
+from ragcore.retrieval import Retriever  # noqa: E402
+from ragcore.retrieval.bm25 import BM25Params  # noqa: E402
+
+GRID = [0.0, 0.1, 0.25, 0.5, 0.75, 1.0]
+SETTINGS = [f"{s:g}" for s in GRID]
+BASELINE = SETTINGS[0]
+MAX_GROUP_LOSS = 0.01
+
+
+def score_collection(coll: Collection, source: Path, library, firing: dict[str, str]) -> dict:
+    """Each group's scores per setting; ``firing`` collects the questions the
+    cue fires on (the only ones ranked again), with the value kind asked for."""
+    corpus_dir = source if source.is_dir() else load_goldset(source).corpus
+    # The value units are built whenever the lift is on; the lift itself is read at query time.
+    bm25 = replace(BM25Params(), answer_value_lift=GRID[-1])
+    retriever = Retriever(load_corpus(corpus_dir, "auto", library), vector_cache=library, bm25_params=bm25)
+    base = retriever.bm25.params
+    per: dict[str, dict[str, dict[str, float]]] = {m: {s: {} for s in SETTINGS} for m in MODES}
+    for qid, text, _ in coll.questions:
+        retriever.bm25.params = base
+        cue = retriever.bm25.asked_value(text)
+        if cue:
+            firing[f"{coll.name}/{qid}"] = cue
+        for setting in SETTINGS if cue else [BASELINE]:
+            retriever.bm25.params = replace(base, answer_value_lift=float(setting))
+            targets = [setting] if cue else SETTINGS
+            for mode in MODES:
+                hits = retriever.search(text, mode, 100).hits
+                value = coll.ndcg(qid, [(retriever.row_of(h.passage), h.score) for h in hits])
+                for target in targets:
+                    per[mode][target][qid] = value
+    retriever.bm25.params = base
+    return {g: GroupScores(ids, per) for g, ids in coll.groups.items()}
+
+
+def choose(groups: dict[str, GroupScores], train: list[str], criterion: str) -> str:
+    """The setting with the best mean ``criterion`` gain on ``train`` (ties to the smaller lift)."""
+    return max(
+        SETTINGS,
+        key=lambda s: (round(training_gain(groups, train, s, criterion, BASELINE), 9), -float(s)),
+    )
+
+
+def folds(groups: dict[str, GroupScores], criterion: str) -> list[dict]:
+    """Leave one group out, choosing by ``criterion``'s gain."""
+    out = []
+    names = sorted(groups)
+    for held in names:
+        best = choose(groups, [g for g in names if g != held], criterion)
+        change = {m: groups[held].mean(m, best) - groups[held].mean(m, BASELINE) for m in MODES}
+        out.append({"held_out": held, "chosen": best, "held_out_change": change})
+        print(
+            f"[by {criterion}] held out {held:>22}: chosen {best:<5} "
+            f"bm25 {change['bm25']:+.4f}  hybrid {change['hybrid']:+.4f}"
+        )
+    return out
+
+
+def ship(groups: dict[str, GroupScores], held: list[dict]) -> dict:
+    """The docstring's ship rule over the held-out folds."""
+    by_collection: dict[str, list[float]] = {}
+    for fold in held:
+        by_collection.setdefault(fold["held_out"].split(":")[0], []).append(fold["held_out_change"]["hybrid"])
+    mean = float(np.mean([np.mean(v) for v in by_collection.values()]))
+    worst = min(f["held_out_change"]["hybrid"] for f in held)
+    chosen = choose(groups, sorted(groups), "hybrid")
+    ships = mean >= 0 and worst >= -MAX_GROUP_LOSS
+    return {
+        "chosen_on_all": chosen,
+        "held_out_mean_hybrid_change": round(mean, 5),
+        "worst_group_hybrid_change": round(worst, 5),
+        "ships": ships,
+        "shipped_setting": chosen if ships else BASELINE,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args()
+    print(f"shipped setting: {BM25Params().answer_value_lift}")
+    library = default_library()
+    groups: dict[str, GroupScores] = {}
+    firing: dict[str, str] = {}
+    for coll, source in collections(library):
+        groups.update(score_collection(coll, source, library, firing))
+        fired = sum(k.startswith(coll.name + "/") for k in firing)
+        print(f"   {coll.name}: {len(coll.questions)} questions, {fired} asking for a value", flush=True)
+    hybrid_folds = folds(groups, "hybrid")
+    bm25_folds = folds(groups, "bm25")
+    decision = ship(groups, hybrid_folds)
+    print("decision:", json.dumps(decision))
+    table = {
+        g: {m: {s: round(gs.mean(m, s), 4) for s in SETTINGS} for m in MODES}
+        for g, gs in sorted(groups.items())
+    }
+    print("settings:", " | ".join(SETTINGS))
+    for g, row in table.items():
+        print(
+            f"{g:>22} " + "  ".join(f"{m} " + " ".join(f"{row[m][s]:.4f}" for s in SETTINGS) for m in MODES)
+        )
+    if args.out:
+        result = {
+            "kind": "answer-value-cv",
+            "command": f"python scripts/answer_value_cv.py --out {args.out}",
+            "grid": GRID,
+            "questions_asking_for_a_value": firing,
+            "groups": table,
+            "folds": hybrid_folds,
+            "folds_by_bm25": bm25_folds,
+            "decision": decision,
+        }
+        args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
