@@ -44,9 +44,9 @@ from ..text import (
     search_terms,
 )
 from .bm25_answer_type import answer_lifted, code_unit_index, value_lifted, value_unit_index
-from .bm25_counts import Counts, bigram_matrix
+from .bm25_counts import Counts, _rank_bm25_idf, bigram_matrix
 from .bm25_rows import best_row_scores, continued_headers, table_row_index
-from .bm25_topk import add_values, search_top_k, top_k
+from .bm25_topk import column_sum, search_top_k, top_k
 from .document_names import document_names
 from .line_terms import LineTerms
 from .term_blocks import TermBlock, term_block, text_blocks
@@ -493,36 +493,3 @@ class BM25Index:
             held = m.indices[start:end][m.data[start:end] > 0]
             out[held] += lift
         return out
-
-
-def column_sum(matrix: sparse.csc_matrix, cols: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """``matrix[:, cols] @ weights`` read straight from the CSC arrays, without
-    building the sliced matrix (same products, summed in the same order, so
-    the result is identical; a few times faster for a short query). Each
-    column is added in place (``bm25_topk.add_values``): every row's products
-    are summed from 0.0 in column order, as a bincount of the columns joined
-    would, without joining them or casting their int32 rows."""
-    out = np.zeros(matrix.shape[0], dtype=np.float64)
-    starts, ends = matrix.indptr[cols], matrix.indptr[cols + 1]
-    for s, e, w in zip(starts.tolist(), ends.tolist(), weights, strict=True):
-        add_values(out, matrix.indices[s:e], matrix.data[s:e], w)  # w a numpy float64: the same products
-    return out
-
-
-def _rank_bm25_idf(
-    df: np.ndarray, n_docs: int, epsilon: float, observed: np.ndarray, floor_zero: bool = False
-) -> np.ndarray:
-    """rank_bm25's idf: the mean is taken over terms seen in passages, and a
-    negative idf becomes epsilon times that mean. With ``floor_zero`` an idf
-    of exactly 0 is floored too, to at least 1e-3 so a match always counts."""
-    idf = np.zeros(len(df), dtype=np.float64)
-    if not observed.any():
-        return idf
-    raw = np.log(n_docs - df[observed] + 0.5) - np.log(df[observed] + 0.5)
-    floor = epsilon * raw.mean()
-    if floor_zero:
-        raw = np.where(raw <= 0, max(floor, 1e-3), raw)
-    else:
-        raw = np.where(raw < 0, floor, raw)
-    idf[observed] = raw
-    return idf

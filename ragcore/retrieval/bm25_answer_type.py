@@ -35,6 +35,7 @@ from ..answer_types import VALUE_CUES, ValueCue, value_kinds
 from ..records import Passage
 from ..text import identifier_answer_words, identifiers, is_code_token, sentence_spans
 from .bm25_rows import best_row_scores
+from .bm25_topk import column_sum
 
 if TYPE_CHECKING:
     from .bm25 import BM25Index, BM25Params
@@ -123,8 +124,6 @@ def unit_share(
     """Per passage, the share of the query's idf mass (its distinct known
     term ``ids`` other than ``type_ids``) that its best unit holds (0 for a
     passage with none); only the units ``keep`` marks count, when given."""
-    from .bm25 import column_sum
-
     uniq = np.setdiff1d(np.unique(ids), type_ids)
     weights = index.idf[uniq]
     total = float(weights.sum())

@@ -86,3 +86,22 @@ class Counts:
         csr = sparse.csr_matrix((tf, terms, indptr), shape=(n_docs, n_terms))
         del terms, tf, indptr
         return csr.tocsc()
+
+
+def _rank_bm25_idf(
+    df: np.ndarray, n_docs: int, epsilon: float, observed: np.ndarray, floor_zero: bool = False
+) -> np.ndarray:
+    """rank_bm25's idf: the mean is taken over terms seen in passages, and a
+    negative idf becomes epsilon times that mean. With ``floor_zero`` an idf
+    of exactly 0 is floored too, to at least 1e-3 so a match always counts."""
+    idf = np.zeros(len(df), dtype=np.float64)
+    if not observed.any():
+        return idf
+    raw = np.log(n_docs - df[observed] + 0.5) - np.log(df[observed] + 0.5)
+    floor = epsilon * raw.mean()
+    if floor_zero:
+        raw = np.where(raw <= 0, max(floor, 1e-3), raw)
+    else:
+        raw = np.where(raw < 0, floor, raw)
+    idf[observed] = raw
+    return idf

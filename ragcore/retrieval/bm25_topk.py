@@ -268,3 +268,17 @@ def _scratch(size: int) -> Iterator[np.ndarray]:
         yield mine.partial[:size]
     finally:
         mine.busy = False
+
+
+def column_sum(matrix: sparse.csc_matrix, cols: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """``matrix[:, cols] @ weights`` read straight from the CSC arrays, without
+    building the sliced matrix (same products, summed in the same order, so
+    the result is identical; a few times faster for a short query). Each
+    column is added in place (``bm25_topk.add_values``): every row's products
+    are summed from 0.0 in column order, as a bincount of the columns joined
+    would, without joining them or casting their int32 rows."""
+    out = np.zeros(matrix.shape[0], dtype=np.float64)
+    starts, ends = matrix.indptr[cols], matrix.indptr[cols + 1]
+    for s, e, w in zip(starts.tolist(), ends.tolist(), weights, strict=True):
+        add_values(out, matrix.indices[s:e], matrix.data[s:e], w)  # w a numpy float64: the same products
+    return out
