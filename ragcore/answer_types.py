@@ -119,3 +119,51 @@ def asked_value(question: str) -> ValueCue | None:
     if cue not in VALUE_CUES or states_cue(question, cue):
         return None
     return cue  # type: ignore[return-value]
+
+
+# ------------------------------------------------------------------ labels
+# The parts of a document that are named by a label ("Clause 7", "Exhibit
+# 23.1", "Item 7A", "Schedule B", "Module Two"): a question asking "which
+# clause ..." is answered by the label. Fixed before the cross-validation that
+# decides whether the label lift ships (docs/decisions.md, "Label lift"), as
+# the document-part nouns of text._LABEL_NOUNS, not from any gold set's questions.
+DOCUMENT_PARTS: tuple[str, ...] = (
+    "section",
+    "clause",
+    "article",
+    "exhibit",
+    "schedule",
+    "annex",
+    "appendix",
+    "item",
+    "chapter",
+    "module",
+    "form",
+    "rule",
+)
+_PLURALS = {"appendices": "appendix", "annexes": "annex"}
+_NUMBER_LABEL = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+# The part's noun, then a label: a number (7, 4.2, 23.1, 7A), a Roman numeral
+# (IV) or a capital letter (B), or a number word ("Module Two").
+_LABEL = re.compile(
+    r"\b(?i:(" + "|".join(DOCUMENT_PARTS) + r"))s?\.?\s+"
+    r"(?:\d+(?:\.\d+)*[A-Za-z]?\b|[IVXLC]+\b|[A-Z]\b|(?i:" + _NUMBER_LABEL + r")\b)"
+)
+
+
+def asked_label(question: str) -> str | None:
+    """The document part ``question`` asks for by its label ("Which clause
+    of the lease covers subletting?" -> "clause"), or None."""
+    from .text import identifier_answer_words
+
+    for word in identifier_answer_words(question, "extended"):
+        noun = _PLURALS.get(word, word.removesuffix("s"))
+        if noun in DOCUMENT_PARTS:
+            return noun
+    return None
+
+
+def label_kinds(text: str) -> int:
+    """The document parts ``text`` names by a label, as bits (bit i for ``DOCUMENT_PARTS[i]``)."""
+    named = {m.group(1).lower() for m in _LABEL.finditer(text)}
+    return sum(1 << DOCUMENT_PARTS.index(noun) for noun in named)

@@ -30,20 +30,18 @@ from pathlib import PurePosixPath
 import numpy as np
 from scipy import sparse
 
-from ..answer_types import ValueCue, asked_value
 from ..records import Passage
 from ..text import (
     STOP_LISTS,
     AnswerTypeNouns,
     StopList,
-    asks_for_identifier,
     identifier_kind,
     identifiers,
     name_acronym,
     phrase_initials,
     search_terms,
 )
-from .bm25_answer_type import answer_lifted, code_unit_index, value_lifted, value_unit_index
+from .bm25_answer_type import AskedType, add_answer_units, asked_type, type_lifted
 from .bm25_counts import Counts, _rank_bm25_idf, bigram_matrix
 from .bm25_rows import best_row_scores, continued_headers, table_row_index
 from .bm25_topk import column_sum, search_top_k, top_k
@@ -120,11 +118,12 @@ class BM25Params:
     # The cue's wh-phrase nouns: "core" (code, version, "X number", ...) or "extended"
     # (also text._LABEL_NOUNS); chosen by scripts/answer_code_cv.py (decisions.md).
     answer_type_nouns: AnswerTypeNouns = "core"
-    # The same lift for a question asking for a value it does not state ("What
-    # uptime ...", "How long ...", answer_types.asked_value), by sentences or
-    # rows stating a value of that kind; 0 is off. Chosen by
-    # scripts/answer_value_cv.py (docs/decisions.md, "Value lift").
+    # The same lift for a question asking for a value it does not state ("How
+    # long ...", answer_types.asked_value) by units stating one of that kind, and
+    # for one asking which document part ("Which clause ...", asked_label) by units
+    # naming it by a label ("Clause 7"); 0 is off. Chosen by scripts/answer_value_cv.py.
     answer_value_lift: float = 0.0
+    answer_label_lift: float = 0.0
 
     def plain(self) -> BM25Params:
         """rank_bm25's conventions exactly: both bonuses off, only negative
@@ -143,6 +142,7 @@ class BM25Params:
             table_row_weight=0.0,
             answer_code_lift=0.0,
             answer_value_lift=0.0,
+            answer_label_lift=0.0,
         )
 
     def terms(self, text: str) -> list[str]:
@@ -268,7 +268,10 @@ class BM25Index:
         self.code_owner = np.zeros(0, dtype=np.int64)
         self.value_units = sparse.csc_matrix((0, n_terms), dtype=np.float64)
         self.value_owner = np.zeros(0, dtype=np.int64)
-        self.value_kinds = np.zeros(0, dtype=np.uint8)
+        self.value_kinds = np.zeros(0, dtype=np.uint32)
+        self.label_units = sparse.csc_matrix((0, n_terms), dtype=np.float64)
+        self.label_owner = np.zeros(0, dtype=np.int64)
+        self.label_kinds = np.zeros(0, dtype=np.uint32)
 
     @classmethod
     def from_passages(cls, passages: Sequence[Passage], params: BM25Params | None = None) -> BM25Index:
@@ -276,12 +279,7 @@ class BM25Index:
         params = params or BM25Params()
         headings = heading_texts(passages, params)
         index = cls.from_texts(index_texts(passages, params), headings, params)
-        if params.answer_code_lift:
-            index.code_units, index.code_owner = code_unit_index(passages, headings, index, params)
-        if params.answer_value_lift:
-            index.value_units, index.value_owner, index.value_kinds = value_unit_index(
-                passages, headings, index, params
-            )
+        add_answer_units(index, passages, headings)
         if params.named_document_boost:
             index.names, index.name_size = document_names(passages, index.vocab, params)
         if params.table_row_weight:
@@ -448,29 +446,21 @@ class BM25Index:
         broken by row so results are reproducible."""
         tokens = self.query_tokens(query)
         codes = self.priority_identifiers(query)
-        answer = not codes and self.asks_for_code(query)
-        value = None if codes or answer else self.asked_value(query)
-        if not (self.params.adjacency_weight or codes or answer or value):
+        asked = None if codes else self.asked_type(query)
+        if not (self.params.adjacency_weight or codes or asked):
             return self.search_ids(self.term_ids(tokens), k)  # scores(tokens) is scores_from_ids
         scores = self.scores(tokens)
-        if answer:
-            scores = answer_lifted(self, scores, query, self.term_ids(tokens))
-        elif value:
-            scores = value_lifted(self, scores, value, self.term_ids(tokens))
+        if asked:
+            scores = type_lifted(self, scores, query, asked, self.term_ids(tokens))
         return top_k(self.identifiers_first(scores, codes), k)
 
     def asks_for_code(self, query: str) -> bool:
         """Whether the answer-type lift acts on ``query`` (it asks for a code some passage holds)."""
-        p = self.params
-        return bool(
-            p.answer_code_lift and self.code_owner.size and asks_for_identifier(query, p.answer_type_nouns)
-        )
+        return (self.asked_type(query) or ("",))[0] == "code"
 
-    def asked_value(self, query: str) -> ValueCue | None:
-        """The value cue the value lift acts on for ``query``, if any."""
-        if not (self.params.answer_value_lift and self.value_owner.size):
-            return None
-        return asked_value(query)
+    def asked_type(self, query: str) -> AskedType | None:
+        """The answer type a lift of ``bm25_answer_type`` acts on for ``query``, if any."""
+        return asked_type(self, query)
 
     def priority_identifiers(self, query: str) -> list[str]:
         """The known identifiers of ``query`` whose kind ``identifier_priority`` names."""

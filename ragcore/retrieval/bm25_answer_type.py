@@ -20,25 +20,67 @@ question that asks for a value it does not state ("What uptime does the SLA
 promise?" a percentage, "How long ..." a duration, "How much ..." an
 amount; ``answer_types.asked_value``): its units are the sentences and
 table rows stating a value of that kind (``answer_types.value_kinds``), and
-no word of the question is set aside as naming the type.
+no word of the question is set aside as naming the type. The label lift
+(``BM25Params.answer_label_lift``) is the rule once more for a question asking
+which document part ("Which clause ...", "Under which exhibit ...";
+``answer_types.asked_label``): its units name that part by a label ("Clause
+7", "Exhibit 23.1", ``answer_types.label_kinds``), and the part's noun is set
+aside, since the label answers it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 from scipy import sparse
 
-from ..answer_types import VALUE_CUES, ValueCue, value_kinds
+from ..answer_types import (
+    DOCUMENT_PARTS,
+    VALUE_CUES,
+    ValueCue,
+    asked_label,
+    asked_value,
+    label_kinds,
+    value_kinds,
+)
 from ..records import Passage
-from ..text import identifier_answer_words, identifiers, is_code_token, sentence_spans
+from ..text import asks_for_identifier, identifier_answer_words, identifiers, is_code_token, sentence_spans
 from .bm25_rows import best_row_scores
 from .bm25_topk import column_sum
 
 if TYPE_CHECKING:
     from .bm25 import BM25Index, BM25Params
+
+
+# What a lift acts on: ("code", ""), ("label", a document part) or ("value", a value cue).
+AskedType = tuple[Literal["code", "label", "value"], str]
+
+
+def asked_type(index: BM25Index, query: str) -> AskedType | None:
+    """The answer type of ``query`` that a lift which is on, over units the
+    index holds, acts on: a code first, then a labelled part, then a value."""
+    p = index.params
+    if p.answer_code_lift and index.code_owner.size and asks_for_identifier(query, p.answer_type_nouns):
+        return ("code", "")
+    if p.answer_label_lift and index.label_owner.size and (part := asked_label(query)):
+        return ("label", part)
+    if p.answer_value_lift and index.value_owner.size and (cue := asked_value(query)):
+        return ("value", cue)
+    return None
+
+
+def type_lifted(
+    index: BM25Index, scores: np.ndarray, query: str, asked: AskedType, ids: np.ndarray
+) -> np.ndarray:
+    """``scores`` with the lift of the ``asked`` type applied."""
+    kind, name = asked
+    if kind == "code":
+        return answer_lifted(index, scores, query, ids)
+    if kind == "label":
+        return label_lifted(index, scores, name, ids)
+    return value_lifted(index, scores, name, ids)  # type: ignore[arg-type]
 
 
 def _pieces(text: str) -> list[str]:
@@ -60,6 +102,13 @@ def value_units(text: str) -> list[tuple[str, int]]:
     """The sentences or table rows of ``text`` that state a value, each with
     the value cues it states (``answer_types.value_kinds``)."""
     kinds = [(u, value_kinds(u)) for u in _pieces(text)]
+    return [(u, k) for u, k in kinds if k]
+
+
+def label_units(text: str) -> list[tuple[str, int]]:
+    """The sentences or table rows of ``text`` that name a document part by
+    its label ("Clause 7"), each with the parts it names (``answer_types.label_kinds``)."""
+    kinds = [(u, label_kinds(u)) for u in _pieces(text)]
     return [(u, k) for u, k in kinds if k]
 
 
@@ -93,7 +142,7 @@ def _unit_matrix(
         (np.ones(len(rows)), (np.asarray(rows, dtype=np.int32), np.asarray(cols, dtype=np.int32))),
         shape=(len(owner), max(len(vocab), 1)),
     )
-    return matrix, np.asarray(owner, dtype=np.int64), np.asarray(kinds, dtype=np.uint8)
+    return matrix, np.asarray(owner, dtype=np.int64), np.asarray(kinds, dtype=np.uint32)
 
 
 def code_unit_index(
@@ -111,6 +160,28 @@ def value_unit_index(
 ) -> tuple[sparse.csc_matrix, np.ndarray, np.ndarray]:
     """The terms of every value unit of the passages, each unit's passage and its value cues."""
     return _unit_matrix(passages, headings, index, params, value_units)
+
+
+def label_unit_index(
+    passages: Sequence[Passage], headings: Sequence[str], index: BM25Index, params: BM25Params
+) -> tuple[sparse.csc_matrix, np.ndarray, np.ndarray]:
+    """The terms of every label unit of the passages, each unit's passage and the parts it names."""
+    return _unit_matrix(passages, headings, index, params, label_units)
+
+
+def add_answer_units(index: BM25Index, passages: Sequence[Passage], headings: Sequence[str]) -> None:
+    """Build into ``index`` the units of each lift its parameters turn on."""
+    params = index.params
+    if params.answer_code_lift:
+        index.code_units, index.code_owner = code_unit_index(passages, headings, index, params)
+    if params.answer_value_lift:
+        index.value_units, index.value_owner, index.value_kinds = value_unit_index(
+            passages, headings, index, params
+        )
+    if params.answer_label_lift:
+        index.label_units, index.label_owner, index.label_kinds = label_unit_index(
+            passages, headings, index, params
+        )
 
 
 def unit_share(
@@ -166,3 +237,15 @@ def value_lifted(index: BM25Index, scores: np.ndarray, cue: ValueCue, ids: np.nd
     none = np.zeros(0, dtype=np.int64)
     share = unit_share(index, index.value_units, index.value_owner, ids, none, keep)
     return _lifted(scores, index.params.answer_value_lift, share)
+
+
+def label_lifted(index: BM25Index, scores: np.ndarray, part: str, ids: np.ndarray) -> np.ndarray:
+    """``scores`` with each scored passage lifted by ``answer_label_lift x``
+    the best score ``x`` the share of the query (but the part's own noun,
+    which the label answers) held by its best unit naming a ``part`` by label."""
+    if not len(scores) or not scores.max() > 0:
+        return scores
+    keep = (index.label_kinds & (1 << DOCUMENT_PARTS.index(part))) > 0
+    type_ids = index.term_ids(index.params.terms(part))
+    share = unit_share(index, index.label_units, index.label_owner, ids, type_ids, keep)
+    return _lifted(scores, index.params.answer_label_lift, share)

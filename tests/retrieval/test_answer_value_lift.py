@@ -40,8 +40,8 @@ def _passages(docs: list[tuple[str, str, str]]) -> list[Passage]:
     return [Passage(doc, i, 1, 1, 0, len(t), label, t) for i, (doc, label, t) in enumerate(docs)]
 
 
-def _index(lift: float = 1.0) -> BM25Index:
-    return BM25Index.from_passages(_passages(DOCS), BM25Params(answer_value_lift=lift))
+def _index(lift: float = 1.0, docs: list[tuple[str, str, str]] = DOCS, **params: float) -> BM25Index:
+    return BM25Index.from_passages(_passages(docs), BM25Params(answer_value_lift=lift, **params))
 
 
 def test_value_units_are_sentences_and_rows_stating_a_value():
@@ -68,7 +68,7 @@ def test_only_units_of_the_asked_kind_lift():
     # An amount question: the cooling sentence states a duration, not an
     # amount, so it is not lifted and the word-rich passage keeps first place.
     question = "How much does it cost to let the centrifuge rotor cool down after a run?"
-    assert _index().asked_value(question) == "amount"
+    assert _index().asked_type(question) == ("value", "amount")
     assert _index().search(question) == _index(0.0).search(question)
 
 
@@ -81,8 +81,43 @@ def test_a_question_asking_for_no_value_ranks_as_with_the_lift_off():
         assert on.search(question) == off.search(question)
 
 
-def test_the_lift_is_off_by_default_and_in_plain_bm25():
+def test_the_lifts_are_off_in_plain_bm25():
     assert BM25Params().plain().answer_value_lift == 0.0
+    assert BM25Params().plain().answer_label_lift == 0.0
     plain = BM25Index.from_passages(_passages(DOCS), BM25Params().plain())
     assert plain.value_owner.size == 0
     assert np.array_equal(_index().value_kinds, _index().value_kinds.astype(np.uint8))
+
+
+LEASE = [
+    # Every subject word, "clause" too, and no clause named by its label.
+    (
+        "lease-faq.md",
+        "Subletting",
+        "The subletting clause of the lease needs the landlord's consent to sublet the flat. "
+        "Subletting the flat without consent ends the lease; ask before subletting the flat.",
+    ),
+    # The answer: the clause's label beside the subject.
+    ("lease.md", "Terms", "Clause 14 deals with subletting. Rent is due monthly; an agent holds the deposit."),
+    # A label of another part beside the subject.
+    ("lease-notes.md", "Notes", "Schedule B lists the flat's furniture; subletting is discussed later."),
+    *FILLER,
+]
+
+
+def test_the_label_of_the_asked_part_ranks_first():
+    question = "Which clause of the lease covers subletting the flat?"
+    on = _index(0.0, LEASE, answer_label_lift=1.0)
+    assert on.asked_type(question) == ("label", "clause")
+    ranked = [row for row, _ in on.search(question)]
+    assert ranked[0] == 1 and ranked.index(1) < ranked.index(2)
+    assert _index(0.0, LEASE).search(question)[0][0] == 0
+
+
+def test_a_label_lift_leaves_other_questions_alone():
+    on, off = _index(0.0, LEASE, answer_label_lift=1.0), _index(0.0, LEASE)
+    for question in ("Can I sublet the flat?", "Which schedule lists the furniture?"):
+        if on.asked_type(question) is None:
+            assert on.search(question) == off.search(question)
+    # Asking for a schedule lifts the schedule's label, not the clause's.
+    assert on.search("Which schedule lists the furniture of the flat?")[0][0] == 2
