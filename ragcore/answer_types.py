@@ -106,9 +106,34 @@ def states_cue(text: str, cue: Cue) -> bool:
     return pattern is not None and pattern.search(text) is not None
 
 
+_MONTHS = "january february march april may june july august september october november december".split()
+_UNITS_OF_TIME = ("minute", "hour", "day", "week", "month", "year", "quarter")
+_COUNT_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "twelve")
+
+
+def _may_state(cue: ValueCue, text: str, lower: str, digit: bool) -> bool:
+    """A necessary condition, cheap to test, for ``states_cue(text, cue)``
+    (each branch holds for every match of that cue's pattern), so an index
+    build runs the pattern only where it can match."""
+    if cue == "amount":
+        return any(c in text for c in "$€£%") or any(w in lower for w in ("dollars", "euros", "per"))
+    if cue == "percent":
+        return "%" in text or "percent" in lower
+    if cue == "duration":
+        return any(w in lower for w in _UNITS_OF_TIME)
+    if cue == "date":
+        return digit or any(w in lower for w in (*_MONTHS, "quarter", "week"))
+    return digit or any(w in lower for w in _COUNT_WORDS)
+
+
 def value_kinds(text: str) -> int:
     """The value cues ``text`` states, as bits (bit i for ``VALUE_CUES[i]``)."""
-    return sum(1 << i for i, cue in enumerate(VALUE_CUES) if states_cue(text, cue))
+    lower, digit = text.lower(), any(map(str.isdigit, text))
+    return sum(
+        1 << i
+        for i, cue in enumerate(VALUE_CUES)
+        if _may_state(cue, text, lower, digit) and states_cue(text, cue)
+    )
 
 
 def asked_value(question: str) -> ValueCue | None:

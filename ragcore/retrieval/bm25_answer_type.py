@@ -30,7 +30,7 @@ aside, since the label answers it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
@@ -51,7 +51,7 @@ from .bm25_rows import best_row_scores
 from .bm25_topk import column_sum
 
 if TYPE_CHECKING:
-    from .bm25 import BM25Index, BM25Params
+    from .bm25 import BM25Index
 
 
 # What a lift acts on: ("code", ""), ("label", a document part) or ("value", a value cue).
@@ -105,83 +105,65 @@ def value_units(text: str) -> list[tuple[str, int]]:
     return [(u, k) for u, k in kinds if k]
 
 
-def label_units(text: str) -> list[tuple[str, int]]:
-    """The sentences or table rows of ``text`` that name a document part by
-    its label ("Clause 7"), each with the parts it names (``answer_types.label_kinds``)."""
-    kinds = [(u, label_kinds(u)) for u in _pieces(text)]
-    return [(u, k) for u, k in kinds if k]
+class _Units:
+    """One lift's units as they are found: each unit's terms, passage and kind bits."""
+
+    def __init__(self) -> None:
+        self.rows: list[int] = []
+        self.cols: list[int] = []
+        self.owner: list[int] = []
+        self.kinds: list[int] = []
+
+    def add(self, held: set[int], row: int, kind: int) -> None:
+        self.rows.extend([len(self.owner)] * len(held))
+        self.cols.extend(held)
+        self.owner.append(row)
+        self.kinds.append(kind)
+
+    def build(self, n_terms: int) -> tuple[sparse.csc_matrix, np.ndarray, np.ndarray]:
+        """The terms (units x index terms, 1.0 where held), each unit's passage, its kind bits."""
+        rows, cols = np.asarray(self.rows, dtype=np.int32), np.asarray(self.cols, dtype=np.int32)
+        matrix = sparse.csc_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(self.owner), n_terms))
+        return matrix, np.asarray(self.owner, dtype=np.int64), np.asarray(self.kinds, dtype=np.uint32)
 
 
-def _unit_matrix(
-    passages: Sequence[Passage],
-    headings: Sequence[str],
-    index: BM25Index,
-    params: BM25Params,
-    units_of: Callable[[str], list[tuple[str, int]]],
-) -> tuple[sparse.csc_matrix, np.ndarray, np.ndarray]:
-    """The terms (units x index terms, 1.0 where held) of every unit
-    ``units_of`` finds in the passages, each with its passage's heading
-    field; each unit's passage, and its kind bits."""
-    rows: list[int] = []
-    cols: list[int] = []
-    owner: list[int] = []
-    kinds: list[int] = []
+def _unit_kinds(piece: str, wants: tuple[bool, bool, bool]) -> tuple[int, int, int]:
+    """Whether ``piece`` is a code unit, and the value cues and labelled parts it states."""
+    # A code token holds a digit (text.is_code_token): a piece with none holds no code.
+    code = int(
+        wants[0] and any(map(str.isdigit, piece)) and any(is_code_token(c) for c in identifiers(piece))
+    )
+    return code, value_kinds(piece) if wants[1] else 0, label_kinds(piece) if wants[2] else 0
+
+
+def add_answer_units(index: BM25Index, passages: Sequence[Passage]) -> None:
+    """Build into ``index`` the units of each lift its parameters turn on, in
+    one pass over the passages' sentences and rows: each unit's terms are
+    its own and its passage's heading field (the index's heading terms)."""
+    p = index.params
+    wants = (p.answer_code_lift > 0, p.answer_value_lift > 0, p.answer_label_lift > 0)
+    if not any(wants):
+        return
+    heads = index.heading.tocsr()
+    found = (_Units(), _Units(), _Units())
     vocab = index.vocab
-    for row, (p, heading) in enumerate(zip(passages, headings, strict=True)):
-        units = units_of(p.text)
-        if not units:
-            continue
-        heading_terms = params.terms(heading)
-        for unit, kind in units:
-            held = {vocab[t] for t in [*params.terms(unit), *heading_terms] if t in vocab}
-            rows.extend([len(owner)] * len(held))
-            cols.extend(held)
-            owner.append(row)
-            kinds.append(kind)
-    matrix = sparse.csc_matrix(
-        (np.ones(len(rows)), (np.asarray(rows, dtype=np.int32), np.asarray(cols, dtype=np.int32))),
-        shape=(len(owner), max(len(vocab), 1)),
-    )
-    return matrix, np.asarray(owner, dtype=np.int64), np.asarray(kinds, dtype=np.uint32)
-
-
-def code_unit_index(
-    passages: Sequence[Passage], headings: Sequence[str], index: BM25Index, params: BM25Params
-) -> tuple[sparse.csc_matrix, np.ndarray]:
-    """The terms of every code unit of the passages, and each unit's passage."""
-    matrix, owner, _ = _unit_matrix(
-        passages, headings, index, params, lambda t: [(u, 1) for u in code_units(t)]
-    )
-    return matrix, owner
-
-
-def value_unit_index(
-    passages: Sequence[Passage], headings: Sequence[str], index: BM25Index, params: BM25Params
-) -> tuple[sparse.csc_matrix, np.ndarray, np.ndarray]:
-    """The terms of every value unit of the passages, each unit's passage and its value cues."""
-    return _unit_matrix(passages, headings, index, params, value_units)
-
-
-def label_unit_index(
-    passages: Sequence[Passage], headings: Sequence[str], index: BM25Index, params: BM25Params
-) -> tuple[sparse.csc_matrix, np.ndarray, np.ndarray]:
-    """The terms of every label unit of the passages, each unit's passage and the parts it names."""
-    return _unit_matrix(passages, headings, index, params, label_units)
-
-
-def add_answer_units(index: BM25Index, passages: Sequence[Passage], headings: Sequence[str]) -> None:
-    """Build into ``index`` the units of each lift its parameters turn on."""
-    params = index.params
-    if params.answer_code_lift:
-        index.code_units, index.code_owner = code_unit_index(passages, headings, index, params)
-    if params.answer_value_lift:
-        index.value_units, index.value_owner, index.value_kinds = value_unit_index(
-            passages, headings, index, params
-        )
-    if params.answer_label_lift:
-        index.label_units, index.label_owner, index.label_kinds = label_unit_index(
-            passages, headings, index, params
-        )
+    for row, passage in enumerate(passages):
+        heading = heads.indices[heads.indptr[row] : heads.indptr[row + 1]].tolist()
+        for piece in _pieces(passage.text):
+            kinds = _unit_kinds(piece, wants)
+            if not any(kinds):
+                continue
+            held = {vocab[t] for t in p.terms(piece) if t in vocab}.union(heading)
+            for units, kind in zip(found, kinds, strict=True):
+                if kind:
+                    units.add(held, row, kind)
+    n_terms = max(len(vocab), 1)
+    if wants[0]:
+        index.code_units, index.code_owner, _ = found[0].build(n_terms)
+    if wants[1]:
+        index.value_units, index.value_owner, index.value_kinds = found[1].build(n_terms)
+    if wants[2]:
+        index.label_units, index.label_owner, index.label_kinds = found[2].build(n_terms)
 
 
 def unit_share(
