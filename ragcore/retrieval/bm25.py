@@ -122,8 +122,8 @@ class BM25Params:
     # long ...", answer_types.asked_value) by units stating one of that kind, and
     # for one asking which document part ("Which clause ...", asked_label) by units
     # naming it by a label ("Clause 7"); 0 is off. Chosen by scripts/answer_value_cv.py.
-    answer_value_lift: float = 0.0
-    answer_label_lift: float = 0.0
+    answer_value_lift: float = 0.25
+    answer_label_lift: float = 0.1
 
     def plain(self) -> BM25Params:
         """rank_bm25's conventions exactly: both bonuses off, only negative
@@ -279,7 +279,7 @@ class BM25Index:
         params = params or BM25Params()
         headings = heading_texts(passages, params)
         index = cls.from_texts(index_texts(passages, params), headings, params)
-        add_answer_units(index, passages, headings)
+        add_answer_units(index, passages)
         if params.named_document_boost:
             index.names, index.name_size = document_names(passages, index.vocab, params)
         if params.table_row_weight:
