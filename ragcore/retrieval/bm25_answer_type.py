@@ -71,6 +71,28 @@ def asked_type(index: BM25Index, query: str) -> AskedType | None:
     return None
 
 
+_VALUE_NAMES = {
+    "amount": "an amount",
+    "percent": "a percentage",
+    "duration": "a span of time",
+    "date": "a date",
+    "count": "a number",
+}
+
+
+def lift_note(asked: AskedType) -> str:
+    """What a lift did, in words for a search's notes."""
+    kind, name = asked
+    if kind == "code":
+        wanted, holding = "a code", "holding a code"
+    elif kind == "label":
+        wanted, holding = f"which {name}", f"naming a {name} by its label"
+    else:
+        wanted = _VALUE_NAMES.get(name, "a value")
+        holding = f"stating {wanted}"
+    return f"the question asks for {wanted}: BM25 lifted passages {holding} beside its words"
+
+
 def type_lifted(
     index: BM25Index, scores: np.ndarray, query: str, asked: AskedType, ids: np.ndarray
 ) -> np.ndarray:

@@ -31,6 +31,7 @@ from ..heap import returning_frees
 from ..records import Hit, Passage, StageTrace
 from . import fusion, index_files
 from .bm25 import BM25Index, BM25Params
+from .bm25_answer_type import lift_note
 from .dense import DenseIndex, write_blocks
 from .document_names import name_terms, names_by_terms
 from .learned_fusion import FusionStats
@@ -368,6 +369,9 @@ class Retriever:
             return SearchResult([], log.notes, log.timings_ms, chosen)
         t0 = time.perf_counter()
         final, traces = self._rank(question, chosen, k, log)
+        asked = self.bm25.asked_type(question) if chosen != "dense" else None
+        if asked:
+            log.notes.append(lift_note(asked))
         if self.split_parts and chosen in SPLIT_MODES:  # each part ranked, then merged (query.py)
             scope: list[
                 frozenset[int]

@@ -251,3 +251,12 @@ def test_a_cut_passage_can_be_embedded_with_its_document_and_heading_path(monkey
     )
     Retriever(Corpus("c", {}, [cut]), embedder=embedder).ensure_dense()
     assert seen == [cut.embedding_text]
+
+
+def test_a_search_says_when_an_answer_type_lift_acted(retriever):
+    note = "the question asks for a percentage: BM25 lifted passages stating a percentage beside its words"
+    assert note in retriever.search("What uptime do we guarantee?", mode="bm25").notes
+    assert note in retriever.search("What uptime do we guarantee?", mode="hybrid").notes
+    # dense reads no BM25 lift, and a question asking for no value gets no note
+    assert not retriever.search("What uptime do we guarantee?", mode="dense").notes
+    assert not retriever.search("Do we guarantee uptime?", mode="bm25").notes
