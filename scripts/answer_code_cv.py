@@ -121,6 +121,20 @@ def score_collection(coll: Collection, source: Path, library, firing: dict[str, 
     return {g: GroupScores(ids, per) for g, ids in coll.groups.items()}
 
 
+def print_group_table(groups: dict[str, GroupScores], settings: list[str]) -> dict:
+    """Each group's mean nDCG@10 per mode and setting, printed and returned."""
+    table = {
+        g: {m: {s: round(gs.mean(m, s), 4) for s in settings} for m in MODES}
+        for g, gs in sorted(groups.items())
+    }
+    print("settings:", " | ".join(settings))
+    for g, row in table.items():
+        print(
+            f"{g:>22} " + "  ".join(f"{m} " + " ".join(f"{row[m][s]:.4f}" for s in settings) for m in MODES)
+        )
+    return table
+
+
 def training_gain(
     groups: dict[str, GroupScores],
     train: list[str],
@@ -179,15 +193,7 @@ def main() -> int:
     result_folds = folds(groups)
     hybrid_folds = folds(groups, "hybrid")
     core_folds = folds(groups, "bm25", [s for s in SETTINGS if s.startswith("core")])
-    table = {
-        g: {m: {s: round(gs.mean(m, s), 4) for s in SETTINGS} for m in MODES}
-        for g, gs in sorted(groups.items())
-    }
-    print("settings:", " | ".join(SETTINGS))
-    for g, row in table.items():
-        print(
-            f"{g:>22} " + "  ".join(f"{m} " + " ".join(f"{row[m][s]:.4f}" for s in SETTINGS) for m in MODES)
-        )
+    table = print_group_table(groups, SETTINGS)
     if args.out:
         result = {
             "kind": "answer-code-cv",

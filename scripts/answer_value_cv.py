@@ -45,7 +45,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from answer_code_cv import MODES, GroupScores, collections, training_gain  # noqa: E402
+from answer_code_cv import MODES, GroupScores, collections, print_group_table, training_gain  # noqa: E402
 from fusion_cv import Collection  # noqa: E402
 
 from ragcore.corpus import default_library, load_corpus  # noqa: E402
@@ -147,15 +147,7 @@ def main() -> int:
     bm25_folds = folds(groups, "bm25")
     decision = ship(groups, hybrid_folds)
     print("decision:", json.dumps(decision))
-    table = {
-        g: {m: {s: round(gs.mean(m, s), 4) for s in SETTINGS} for m in MODES}
-        for g, gs in sorted(groups.items())
-    }
-    print("settings:", " | ".join(SETTINGS))
-    for g, row in table.items():
-        print(
-            f"{g:>22} " + "  ".join(f"{m} " + " ".join(f"{row[m][s]:.4f}" for s in SETTINGS) for m in MODES)
-        )
+    table = print_group_table(groups, SETTINGS)
     if args.out:
         result = {
             "kind": f"answer-{args.lift}-cv",
