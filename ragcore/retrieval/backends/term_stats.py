@@ -155,6 +155,11 @@ class TermStats:
         present = np.asarray([np.isin(ids, self._terms_of(row)) for row in rows], dtype=np.float64)
         return [float(x) for x in (present @ weights) / total]
 
+    def asked_type(self, query: str) -> None:
+        """No answer-type lift acts on Milvus's BM25 (the embedded index's
+        ``asked_type`` for the retriever's notes): it holds no answer units."""
+        return None
+
     def holding(self, term: str, rows: Sequence[int]) -> list[int]:
         """The rows among ``rows`` whose text holds ``term`` (an index token)."""
         col = self.vocab.get(term)

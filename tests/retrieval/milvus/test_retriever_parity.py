@@ -320,3 +320,12 @@ def test_table_rows_score_as_in_the_embedded_index(pair, questions, monkeypatch)
             lifted += score > off.get(row, 0.0) + 1e-9
     assert lifted >= 5  # demo tables answer some questions through a row
     assert with_rows >= without_rows, (with_rows, without_rows)
+
+
+def test_only_the_embedded_index_notes_an_answer_type_lift(pair):
+    # Milvus's BM25 holds no answer units: the same question searches there
+    # without the lift and without claiming it.
+    embedded, milvus = pair
+    question = "What uptime does the SLA guarantee?"
+    assert any("BM25 lifted" in n for n in embedded.search(question, "hybrid", 10).notes)
+    assert not any("BM25 lifted" in n for n in milvus.search(question, "hybrid", 10).notes)
