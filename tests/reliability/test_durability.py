@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 
 from ragcore.chunking import chunk_document
-from ragcore.corpus import add_document
 from ragcore.documents import load_bytes
 from ragcore.store import Library
 
@@ -61,16 +60,23 @@ def _expected(k: int) -> tuple[str, int]:
 def test_killed_ingests_leave_each_document_whole_or_absent(tmp_path) -> None:
     home = tmp_path / "lib"
     Library(home).close()
-    # How long one add takes here, so the kills spread over the whole of it.
-    probe = Library(tmp_path / "probe")
-    doc = load_bytes(big_document(-1), "probe.md")
+    code = _CHILD.format(repo=str(REPO))
+    # How long one add takes in a child like the killed ones (its lazy imports
+    # and a fresh process included, which an add in this process would miss),
+    # so the kills spread over the whole of it.
+    probe = subprocess.Popen(
+        [sys.executable, "-c", code, "-1", str(tmp_path / "probe")],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+    )
+    assert probe.stdout.readline().strip() == "ready"
     t0 = time.perf_counter()
-    add_document(probe, "c", doc)
+    assert probe.stdout.readline().strip() == "done"
     add_s = time.perf_counter() - t0
-    probe.close()
+    assert probe.wait() == 0
 
     rng = random.Random(20)
-    code = _CHILD.format(repo=str(REPO))
     landed = {"absent": 0, "whole": 0}
     kept: set[str] = set()
     for k in range(KILLS):
