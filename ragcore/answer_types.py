@@ -106,33 +106,26 @@ def states_cue(text: str, cue: Cue) -> bool:
     return pattern is not None and pattern.search(text) is not None
 
 
-_MONTHS = "january february march april may june july august september october november december".split()
-_UNITS_OF_TIME = ("minute", "hour", "day", "week", "month", "year", "quarter")
-_COUNT_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "twelve")
+_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
+# For each value cue, a necessary condition of its answer pattern, cheap to
+# test: a literal its every match holds, looked for in the lowercased text
+# (re.I's folding and str.lower agree but for Unicode's odd pairs, such as
+# the long s), so an index build runs the pattern only where it can match.
+_HINTS: dict[ValueCue, re.Pattern[str]] = {
+    "amount": re.compile(r"[$€£%]|dollars|euros|per"),
+    "percent": re.compile(r"%|percent"),
+    "duration": re.compile(r"minute|hour|day|week|month|year|quarter"),
+    "date": re.compile(rf"\d|{_MONTHS}|quarter|week"),
+    "count": re.compile(r"\d|one|two|three|four|five|six|seven|eight|nine|ten|twelve"),
+}
 
 
-def _may_state(cue: ValueCue, text: str, lower: str, digit: bool) -> bool:
-    """A necessary condition, cheap to test, for ``states_cue(text, cue)``
-    (each branch holds for every match of that cue's pattern), so an index
-    build runs the pattern only where it can match."""
-    if cue == "amount":
-        return any(c in text for c in "$€£%") or any(w in lower for w in ("dollars", "euros", "per"))
-    if cue == "percent":
-        return "%" in text or "percent" in lower
-    if cue == "duration":
-        return any(w in lower for w in _UNITS_OF_TIME)
-    if cue == "date":
-        return digit or any(w in lower for w in (*_MONTHS, "quarter", "week"))
-    return digit or any(w in lower for w in _COUNT_WORDS)
-
-
-def value_kinds(text: str) -> int:
-    """The value cues ``text`` states, as bits (bit i for ``VALUE_CUES[i]``)."""
-    lower, digit = text.lower(), any(map(str.isdigit, text))
+def value_kinds(text: str, lower: str | None = None) -> int:
+    """The value cues ``text`` states, as bits (bit i for ``VALUE_CUES[i]``);
+    ``lower`` is ``text.lower()`` when the caller has it."""
+    lower = text.lower() if lower is None else lower
     return sum(
-        1 << i
-        for i, cue in enumerate(VALUE_CUES)
-        if _may_state(cue, text, lower, digit) and states_cue(text, cue)
+        1 << i for i, cue in enumerate(VALUE_CUES) if _HINTS[cue].search(lower) and states_cue(text, cue)
     )
 
 
@@ -175,6 +168,8 @@ _LABEL = re.compile(
     r"(?:\d+(?:\.\d+)*[A-Za-z]?\b|[IVXLC]+\b|[A-Z]\b|(?i:" + _NUMBER_LABEL + r")\b)"
 )
 
+_PART_NOUN = re.compile("|".join(DOCUMENT_PARTS))
+
 
 def asked_label(question: str) -> str | None:
     """The document part ``question`` asks for by its label ("Which clause
@@ -188,7 +183,10 @@ def asked_label(question: str) -> str | None:
     return None
 
 
-def label_kinds(text: str) -> int:
-    """The document parts ``text`` names by a label, as bits (bit i for ``DOCUMENT_PARTS[i]``)."""
+def label_kinds(text: str, lower: str | None = None) -> int:
+    """The document parts ``text`` names by a label, as bits (bit i for
+    ``DOCUMENT_PARTS[i]``); ``lower`` is ``text.lower()`` when the caller has it."""
+    if not _PART_NOUN.search(text.lower() if lower is None else lower):
+        return 0  # the cheap test first: most text names no document part
     named = {m.group(1).lower() for m in _LABEL.finditer(text)}
     return sum(1 << DOCUMENT_PARTS.index(noun) for noun in named)

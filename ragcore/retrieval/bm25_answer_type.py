@@ -30,6 +30,7 @@ aside, since the label answers it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
@@ -54,6 +55,7 @@ if TYPE_CHECKING:
     from .bm25 import BM25Index
 
 
+_DIGIT = re.compile(r"\d")
 # What a lift acts on: ("code", ""), ("label", a document part) or ("value", a value cue).
 AskedType = tuple[Literal["code", "label", "value"], str]
 
@@ -152,10 +154,10 @@ class _Units:
 def _unit_kinds(piece: str, wants: tuple[bool, bool, bool]) -> tuple[int, int, int]:
     """Whether ``piece`` is a code unit, and the value cues and labelled parts it states."""
     # A code token holds a digit (text.is_code_token): a piece with none holds no code.
-    code = int(
-        wants[0] and any(map(str.isdigit, piece)) and any(is_code_token(c) for c in identifiers(piece))
-    )
-    return code, value_kinds(piece) if wants[1] else 0, label_kinds(piece) if wants[2] else 0
+    has_digit = _DIGIT.search(piece) is not None or not piece.isascii()
+    code = int(wants[0] and has_digit and any(is_code_token(c) for c in identifiers(piece)))
+    lower = piece.lower()
+    return code, value_kinds(piece, lower) if wants[1] else 0, label_kinds(piece, lower) if wants[2] else 0
 
 
 def add_answer_units(index: BM25Index, passages: Sequence[Passage]) -> None:
