@@ -195,11 +195,13 @@ def _control_span(doc: Document) -> tuple[int, int] | None:
 
 def indexable_ranges(doc: Document) -> list[tuple[int, int]]:
     """Character ranges of ``doc.text`` that are indexed: everything but the
-    control block (a title above the block is indexed; it is content)."""
+    control block (a title above the block is indexed; it is content), and
+    within the block the values of front-matter prose keys ("description:")."""
     span = _control_span(doc)
     if span is None:
         return [(0, len(doc.text))]
-    return [(a, b) for a, b in ((0, span[0]), (span[1], len(doc.text))) if doc.text[a:b].strip()]
+    pieces = ((0, span[0]), *doc.prose_spans, (span[1], len(doc.text)))
+    return [(a, b) for a, b in pieces if doc.text[a:b].strip()]
 
 
 def _has_text(doc: Document, start: int, end: int, ranges: list[tuple[int, int]]) -> bool:

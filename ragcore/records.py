@@ -16,6 +16,12 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 _NEWLINE = re.compile("\n")
+# Keys of YAML front matter whose value is prose about the document (the
+# conventions of Jekyll, Hugo, MkDocs and Pandoc): indexed as content,
+# though the block around them is metadata.
+_PROSE_KEY = re.compile(
+    r"(?:description|summary|abstract|subtitle|excerpt)\s*:[ \t]*(?:[>|][-+]?[ \t]*$)?", re.I
+)
 # What precedes a cut passage's text when it is embedded: nothing, its
 # document's name, or the name and its heading path (chosen by
 # cross-validation: docs/decisions.md, "Passage context").
@@ -61,11 +67,37 @@ class Document:
     # Lines (first, last) of a document control block, skipped for indexing.
     control_lines: tuple[int, int] | None = None
     line_starts: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    # Character spans, inside a YAML control block, of the values of its prose
+    # keys ("description: ..."), which are indexed (derived from the text).
+    prose_spans: tuple[tuple[int, int], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         starts = [0]
         starts.extend(m.end() for m in _NEWLINE.finditer(self.text))
         object.__setattr__(self, "line_starts", tuple(starts))
+        object.__setattr__(self, "prose_spans", self._prose_spans())
+
+    def _prose_spans(self) -> tuple[tuple[int, int], ...]:
+        """The values of the front matter's prose keys, each with the indented
+        lines that continue it (a folded or literal block)."""
+        if self.control_lines is None or self.line(self.control_lines[0]).strip() != "---":
+            return ()
+        first, last = self.control_lines
+        spans: list[tuple[int, int]] = []
+        n = first + 1
+        while n < last:
+            m = _PROSE_KEY.match(self.line(n))
+            if not m:
+                n += 1
+                continue
+            end_line = n
+            while end_line + 1 < last and self.line(end_line + 1)[:1] in (" ", "\t"):
+                end_line += 1
+            start, end = self.line_starts[n - 1] + m.end(), self.line_span(n, end_line)[1]
+            if self.text[start:end].strip():
+                spans.append((start, end))
+            n = end_line + 1
+        return tuple(spans)
 
     @property
     def line_count(self) -> int:

@@ -429,3 +429,40 @@ def test_pdf_passages_are_labelled_by_the_heading_above_them(make_pdf):
         assert p.label == f"{heading} ({pages})"
     assert len({p.label.split(" (")[0] for p in passages}) >= 2
     assert pdf_label(doc, [], 1, 1) == "Page 1"
+
+
+# ------------------------------------------------------- front-matter prose
+
+PROSE_FRONT_MATTER = """---
+title: Returns policy
+description: "Anything bought in the last ninety days can come back, no questions asked."
+owner: Shop floor
+summary: >
+  Refunds go to the card that paid,
+  within five working days.
+---
+
+# Returns policy
+
+Bring the receipt to any till.
+"""
+
+
+@pytest.mark.parametrize("strategy", ["heading", "sentence", "whole"])
+def test_front_matter_prose_is_indexed_and_the_other_keys_are_not(strategy):
+    doc = load_bytes(PROSE_FRONT_MATTER.encode(), "returns.md")
+    assert doc.control_lines == (1, 8) and doc.title == "Returns policy"
+    passages = chunk_document(doc, strategy)
+    text = " ".join(p.text for p in passages)
+    assert "ninety days can come back" in text and "within five working days" in text
+    assert "Bring the receipt" in text
+    assert "owner" not in text and "Shop floor" not in text and "title:" not in text
+    assert "description:" not in text  # the value is quoted, not its key
+    cited = {n for p in passages for n in range(p.first_line, p.last_line + 1)}
+    assert {3, 6, 7} <= cited and not {1, 2, 4, 8} & cited
+
+
+def test_a_table_control_block_has_no_prose_keys():
+    text = "# Policy\n\n| Field | Value |\n| --- | --- |\n| Version | 2 |\n| Description: | old |\n\nBody.\n"
+    doc = load_bytes(text.encode(), "p.md")
+    assert doc.control_lines is not None and doc.prose_spans == ()
