@@ -11,6 +11,12 @@ import streamlit as st
 from pages.views import heldout, ui
 from ragcore import config, errors
 
+
+def _either(kinds: tuple[str, ...]) -> str:
+    """The kinds joined as a reader says them: "a code, a labelled part or a value"."""
+    return kinds[0] if len(kinds) == 1 else f"{', '.join(kinds[:-1])} or {kinds[-1]}"
+
+
 ui.require_frame()  # a first run may start here without app.py
 ws = ui.workspace()
 coll = ui.collection()
@@ -113,6 +119,13 @@ stage(
         f"header row; a passage keeps the better of its own score and {figures.table_row_weight:g} × "
         "its best row's, so a row that answers the question is not outscored by passages sharing words in passing."
         if figures.table_row_weight
+        else ""
+    )
+    + (
+        f" A question asking for {_either(figures.answer_lifts)} it does not hold (“Which error code…”, "
+        "“Which clause…”, “How long…”) lifts the passages whose sentence holding such an answer stands "
+        "beside the question's words; the search says so in a note."
+        if figures.answer_lifts
         else ""
     ),
     {

@@ -97,6 +97,8 @@ class PipelineFigures:
     table_headers: bool  # a continued table's header row indexed with its rows
     table_row_weight: float  # each table row also scored as a passage of its own (0: off)
     named_document_boost: float  # a question naming a document multiplies its scores by 1 + this
+    # the answer kinds BM25 lifts passages for (a code, a labelled part, a value), those whose lift is on
+    answer_lifts: tuple[str, ...]
     split_parts: bool  # multi-part questions ranked part by part in the fused modes
     part_head: int  # the whole question's top passages kept first when parts are merged
     part_lead: str  # which ranking opens each round of the merge: "whole" or "parts"
@@ -130,6 +132,15 @@ def pipeline_figures() -> PipelineFigures:
         table_headers=params.table_headers,
         table_row_weight=params.table_row_weight,
         named_document_boost=params.named_document_boost,
+        answer_lifts=tuple(
+            kind
+            for kind, lift in (
+                ("a code", params.answer_code_lift),
+                ("a labelled part", params.answer_label_lift),
+                ("a value", params.answer_value_lift),
+            )
+            if lift
+        ),
         split_parts=retrieval.SPLIT_PARTS,
         part_head=retrieval.PART_HEAD,
         part_lead=retrieval.PART_LEAD,

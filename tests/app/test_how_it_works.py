@@ -36,6 +36,10 @@ def test_how_it_works_shows_live_figures_and_last_query_timings(app_env) -> None
     assert ("scored as a small passage of its own" in bm25) == bool(params.table_row_weight)
     assert (f"{params.table_row_weight:g} ×" in bm25) == bool(params.table_row_weight)
     assert ("names a document" in bm25) == bool(params.named_document_boost)
+    # ... and the answer-type lifts, each named only when it is on.
+    assert ("a code" in bm25) == bool(params.answer_code_lift)
+    assert ("a labelled part" in bm25) == bool(params.answer_label_lift)
+    assert ("a value" in bm25) == bool(params.answer_value_lift)
     fusion = next(m.value for m in at.markdown if "Hybrid mode takes" in m.value)
     assert ("ranked part by part" in fusion) == retrieval.SPLIT_PARTS
     assert (f"top {retrieval.PART_HEAD}" in fusion) == (retrieval.SPLIT_PARTS and retrieval.PART_HEAD > 0)
