@@ -98,7 +98,11 @@ LEASE = [
         "Subletting the flat without consent ends the lease; ask before subletting the flat.",
     ),
     # The answer: the clause's label beside the subject.
-    ("lease.md", "Terms", "Clause 14 deals with subletting. Rent is due monthly; an agent holds the deposit."),
+    (
+        "lease.md",
+        "Terms",
+        "Clause 14 deals with subletting. Rent is due monthly; an agent holds the deposit.",
+    ),
     # A label of another part beside the subject.
     ("lease-notes.md", "Notes", "Schedule B lists the flat's furniture; subletting is discussed later."),
     *FILLER,
