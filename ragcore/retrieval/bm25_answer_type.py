@@ -117,16 +117,22 @@ def _pieces(text: str) -> list[str]:
     return out
 
 
+def answer_pieces(text: str, wants: tuple[bool, bool, bool]) -> list[tuple[str, tuple[int, int, int]]]:
+    """The sentences or table rows of ``text`` that are units of a lift in
+    ``wants`` (code, value, label), each with what it holds (``_unit_kinds``)."""
+    found = [(piece, _unit_kinds(piece, wants)) for piece in _pieces(text)]
+    return [(piece, kinds) for piece, kinds in found if any(kinds)]
+
+
 def code_units(text: str) -> list[str]:
     """The sentences or table rows of ``text`` that hold a code."""
-    return [u for u in _pieces(text) if any(is_code_token(c) for c in identifiers(u))]
+    return [piece for piece, _ in answer_pieces(text, (True, False, False))]
 
 
 def value_units(text: str) -> list[tuple[str, int]]:
     """The sentences or table rows of ``text`` that state a value, each with
     the value cues it states (``answer_types.value_kinds``)."""
-    kinds = [(u, value_kinds(u)) for u in _pieces(text)]
-    return [(u, k) for u, k in kinds if k]
+    return [(piece, kinds[1]) for piece, kinds in answer_pieces(text, (False, True, False))]
 
 
 class _Units:
@@ -173,10 +179,7 @@ def add_answer_units(index: BM25Index, passages: Sequence[Passage]) -> None:
     vocab = index.vocab
     for row, passage in enumerate(passages):
         heading = heads.indices[heads.indptr[row] : heads.indptr[row + 1]].tolist()
-        for piece in _pieces(passage.text):
-            kinds = _unit_kinds(piece, wants)
-            if not any(kinds):
-                continue
+        for piece, kinds in answer_pieces(passage.text, wants):
             held = {vocab[t] for t in p.terms(piece) if t in vocab}.union(heading)
             for units, kind in zip(found, kinds, strict=True):
                 if kind:
