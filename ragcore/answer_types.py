@@ -143,7 +143,7 @@ def asked_value(question: str) -> ValueCue | None:
 # The parts of a document that are named by a label ("Clause 7", "Exhibit
 # 23.1", "Item 7A", "Schedule B", "Module Two"): a question asking "which
 # clause ..." is answered by the label. Fixed before the cross-validation that
-# decides whether the label lift ships (docs/decisions.md, "Label lift"), as
+# decides whether the label lift ships (docs/decisions.md, "Value and label lifts"), as
 # the document-part nouns of text._LABEL_NOUNS, not from any gold set's questions.
 DOCUMENT_PARTS: tuple[str, ...] = (
     "section",
