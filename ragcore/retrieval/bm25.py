@@ -441,15 +441,22 @@ class BM25Index:
         present = self._present(rows, [col])[:, 0]
         return [row for row, hit in zip(rows, present, strict=True) if hit]
 
-    def search(self, query: str, k: int = 100) -> list[tuple[int, float]]:
+    def search(
+        self, query: str, k: int = 100, extra: Sequence[tuple[str, float]] = ()
+    ) -> list[tuple[int, float]]:
         """Top ``k`` (row, score) with a positive score, best first; ties
-        broken by row so results are reproducible."""
+        broken by row so results are reproducible. ``extra``: more terms,
+        each with its query weight (word_neighbours)."""
         tokens = self.query_tokens(query)
         codes = self.priority_identifiers(query)
         asked = None if codes else self.asked_type(query)
-        if not (self.params.adjacency_weight or codes or asked):
+        if not (self.params.adjacency_weight or codes or asked or extra):
             return self.search_ids(self.term_ids(tokens), k)  # scores(tokens) is scores_from_ids
         scores = self.scores(tokens)
+        if extra:
+            ids = self.term_ids([t for t, _ in extra])
+            weights = np.asarray([w for t, w in extra if t in self.vocab], dtype=np.float64)
+            scores = scores + column_sum(self.matrix, ids, weights) if len(ids) else scores
         if asked:
             scores = type_lifted(self, scores, query, asked, self.term_ids(tokens))
         return top_k(self.identifiers_first(scores, codes), k)

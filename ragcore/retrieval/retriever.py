@@ -50,6 +50,7 @@ from .protocols import (
 from .query import MERGE_LEAD, MIN_OWN_WORDS, Carry, Lead, rank_by_parts, retrieval_parts
 from .results import CallLog, SearchResult
 from .term_blocks import workers
+from .word_neighbours import Expansion, WordNeighbours
 
 CANDIDATES = 100  # per signal, before fusion
 RERANK_DEPTH = 20
@@ -77,6 +78,8 @@ PART_SCOPE = False
 # (prf) as the whole question does; chosen by leave-one-group-out CV
 # (scripts/prf_parts_study.py; docs/decisions.md section 1).
 PART_PRF = False
+# Unknown question words searched by their nearest collection words (word_neighbours).
+EXPANSION = Expansion()
 CONCURRENT_SIGNALS = True  # fused modes rank BM25 and dense at once (#18, _both_rankings)
 STATS_METHODS: tuple[FusionMethod, ...] = ("learned", "gated")  # fused from fusion.fusion_stats
 
@@ -167,6 +170,7 @@ class Retriever:
         self.index_dir = index_dir
         self.split_parts = split_parts  # multi-part questions in fused modes: chosen by cross-validation
         self.part_prf = PART_PRF  # the parts' rankings take PRF too (prf_parts_study.py)
+        self.expansion = EXPANSION
         t0 = time.perf_counter()
         with returning_frees():  # what the build frees leaves the process (heap.py)
             self.bm25 = self._open_bm25(bm25_params or BM25Params())
@@ -175,6 +179,9 @@ class Retriever:
         names = getattr(self.passages, "docs", None) or [p.doc for p in self.passages]
         docs = {name: i for i, name in enumerate(sorted(set(names)))}
         self._doc_codes = np.asarray([docs[name] for name in names], dtype=np.int32)
+        self.word_neighbours = WordNeighbours(
+            self.passages, lambda: self.bm25.params, lambda: self.bm25.vocab, vector_cache
+        )
 
     def _keep_settings(
         self,
@@ -325,7 +332,10 @@ class Retriever:
     def _bm25_ranking(self, question: str, k: int, log: CallLog | None = None) -> Ranking:
         log = log if log is not None else CallLog()
         with log.timed("bm25"):
-            return self.bm25.search(question, k)
+            extra = self.word_neighbours.weighted_terms(
+                question, lambda: self.embedder, self.expansion, log.notes
+            )
+            return self.bm25.search(question, k, extra)
 
     def _both_rankings(self, question: str, log: CallLog) -> tuple[Ranking, Ranking]:
         """The BM25 and dense top ``CANDIDATES``, each exactly as alone; with

@@ -1,0 +1,161 @@
+"""Leave-one-group-out choice of the unknown-word expansion
+(``retrieval.word_neighbours``, ``Retriever.expansion``): a question word no
+passage holds is searched by BM25 as its nearest collection words by the
+dense model's embedding, each weighted ``weight x similarity``.
+
+Fixed before the first run (session 12, 2026-12-07; before it, only a probe
+of five demo questions in bm25 mode was looked at: ident-11 and para-11 gain
+their evidence at rank 1, para-03, fact-09 and unans-11 keep their ranking):
+
+- Grid: off (the baseline); weight 0.25, 0.5, 1.0 x similarity floor 0.5,
+  0.6, 0.7; three neighbours a word (not tuned). Names are never expanded
+  (a structural rule, not tuned).
+- Groups: Cranfield, CISI, Vaswani, the demo gold set by question type,
+  dev-shared, dev-answers, dev-answers-b, dev-named-parts and
+  dev-identifiers (the dev sets need ../shared/documents), as for the
+  answer-type lifts (``answer_code_cv.py``, ``answer_value_cv.py``).
+- Criterion: the mean gain in nDCG@10 of the default mode (hybrid) over
+  off, each collection weighted equally (the demo's types sharing the
+  demo's weight); ties go to off, then the smaller weight, then the higher
+  floor. The choice by BM25's gain is printed for the record.
+- Ship rule: the setting chosen on all groups ships when, held out (each
+  group scored at the setting chosen without it), the hybrid change is
+  >= 0 on the equally weighted mean over collections, and no group loses
+  more than 0.01 of hybrid nDCG@10. Otherwise the expansion stays off.
+
+A question with no unknown word is ranked exactly as with the expansion off
+(tested), so only the questions that have one are ranked again per setting.
+
+    python scripts/word_neighbours_cv.py [--out eval/results/word-neighbours-cv.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from answer_code_cv import MODES, GroupScores, collections, print_group_table, training_gain  # noqa: E402
+from fusion_cv import Collection  # noqa: E402
+
+from ragcore.corpus import default_library, load_corpus  # noqa: E402
+from ragcore.evaluation.goldset import load_goldset  # noqa: E402
+from ragcore.retrieval import Retriever  # noqa: E402
+from ragcore.retrieval.word_neighbours import Expansion, unknown_words  # noqa: E402
+
+BASELINE = "off"
+GRID = {BASELINE: Expansion()} | {
+    f"w{w:g}-s{s:g}": Expansion(weight=w, min_similarity=s) for w in (0.25, 0.5, 1.0) for s in (0.5, 0.6, 0.7)
+}
+SETTINGS = list(GRID)
+MAX_GROUP_LOSS = 0.01
+
+
+def score_collection(coll: Collection, source: Path, library, firing: dict[str, list[str]]) -> dict:
+    """Each group's scores per setting; ``firing`` collects the questions
+    holding an unknown word (the only ones ranked again), with those words."""
+    corpus_dir = source if source.is_dir() else load_goldset(source).corpus
+    retriever = Retriever(load_corpus(corpus_dir, "auto", library), vector_cache=library)
+    per: dict[str, dict[str, dict[str, float]]] = {m: {s: {} for s in SETTINGS} for m in MODES}
+    for qid, text, _ in coll.questions:
+        unknown = unknown_words(text, retriever.bm25.params, retriever.bm25.vocab)
+        if unknown:
+            firing[f"{coll.name}/{qid}"] = unknown
+        for setting in SETTINGS if unknown else [BASELINE]:
+            retriever.expansion = GRID[setting]
+            targets = [setting] if unknown else SETTINGS
+            for mode in MODES:
+                hits = retriever.search(text, mode, 100).hits
+                value = coll.ndcg(qid, [(retriever.row_of(h.passage), h.score) for h in hits])
+                for target in targets:
+                    per[mode][target][qid] = value
+    retriever.expansion = GRID[BASELINE]
+    return {g: GroupScores(ids, per) for g, ids in coll.groups.items()}
+
+
+def _tie_key(setting: str) -> tuple[float, float]:
+    e = GRID[setting]
+    return (-e.weight, e.min_similarity)
+
+
+def choose(groups: dict[str, GroupScores], train: list[str], criterion: str) -> str:
+    """The setting with the best mean ``criterion`` gain on ``train`` (ties: off, smaller weight, higher floor)."""
+    return max(
+        SETTINGS,
+        key=lambda s: (round(training_gain(groups, train, s, criterion, BASELINE), 9), *_tie_key(s)),
+    )
+
+
+def folds(groups: dict[str, GroupScores], criterion: str) -> list[dict]:
+    """Leave one group out, choosing by ``criterion``'s gain."""
+    out = []
+    names = sorted(groups)
+    for held in names:
+        best = choose(groups, [g for g in names if g != held], criterion)
+        change = {m: groups[held].mean(m, best) - groups[held].mean(m, BASELINE) for m in MODES}
+        out.append({"held_out": held, "chosen": best, "held_out_change": change})
+        print(
+            f"[by {criterion}] held out {held:>22}: chosen {best:<10} "
+            f"bm25 {change['bm25']:+.4f}  hybrid {change['hybrid']:+.4f}"
+        )
+    return out
+
+
+def ship(groups: dict[str, GroupScores], held: list[dict]) -> dict:
+    """The docstring's ship rule over the held-out folds."""
+    by_collection: dict[str, list[float]] = {}
+    for fold in held:
+        by_collection.setdefault(fold["held_out"].split(":")[0], []).append(fold["held_out_change"]["hybrid"])
+    mean = float(np.mean([np.mean(v) for v in by_collection.values()]))
+    worst = min(f["held_out_change"]["hybrid"] for f in held)
+    chosen = choose(groups, sorted(groups), "hybrid")
+    ships = mean >= 0 and worst >= -MAX_GROUP_LOSS
+    return {
+        "chosen_on_all": chosen,
+        "held_out_mean_hybrid_change": round(mean, 5),
+        "worst_group_hybrid_change": round(worst, 5),
+        "ships": ships,
+        "shipped_setting": chosen if ships else BASELINE,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args()
+    library = default_library()
+    groups: dict[str, GroupScores] = {}
+    firing: dict[str, list[str]] = {}
+    for coll, source in collections(library):
+        groups.update(score_collection(coll, source, library, firing))
+        fired = sum(k.startswith(coll.name + "/") for k in firing)
+        print(f"   {coll.name}: {len(coll.questions)} questions, {fired} with an unknown word", flush=True)
+    hybrid_folds = folds(groups, "hybrid")
+    bm25_folds = folds(groups, "bm25")
+    decision = ship(groups, hybrid_folds)
+    print("decision:", json.dumps(decision))
+    table = print_group_table(groups, SETTINGS)
+    if args.out:
+        result = {
+            "kind": "word-neighbours-cv",
+            "command": f"python scripts/word_neighbours_cv.py --out {args.out}",
+            "grid": {name: vars(e) for name, e in GRID.items()},
+            "questions_with_unknown_words": firing,
+            "groups": table,
+            "folds": hybrid_folds,
+            "folds_by_bm25": bm25_folds,
+            "decision": decision,
+        }
+        args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
