@@ -18,9 +18,9 @@ from typing import Any
 from ..records import Answer, Document
 from ..retrieval.protocols import ASK_K as ASK_K  # the ``ask`` command's default --k
 from . import statistics as st
-from .answer_tables import METRICS
+from .answer_tables import METRICS, metric
 from .answers import ScoredAnswer, answers_block, score_answer
-from .goldset import GoldSet
+from .goldset import GoldSet, resolve_spans
 
 Progress = Callable[[str], None]
 Ask = Callable[[str], Answer]
@@ -95,11 +95,12 @@ def score_goldset(
 ) -> list[ScoredAnswer]:
     """Ask every question with an answer key and score its answer."""
     keyed = [q for q in gold.questions if q.answer is not None]
+    spans = {q.id: q.spans for q in resolve_spans(gold, documents)}  # for evidence precision
     scored = []
     for i, q in enumerate(keyed, 1):
         if progress and (i % 20 == 0 or i == len(keyed)):
             progress(f"answers: {i} of {len(keyed)} questions")
-        scored.append(score_answer(q.id, q.type, q.text, q.answer, ask(q.text), documents))
+        scored.append(score_answer(q.id, q.type, q.text, q.answer, ask(q.text), documents, spans[q.id]))
     return scored
 
 
@@ -143,7 +144,7 @@ def format_answers(block: Mapping[str, Any]) -> str:
     ]
     width = max(len(label) for _, label in _ROWS)
     for key, label in _ROWS:
-        m = block[key]
+        m = metric(block, key)
         digits = 1 if key == "words" else 3
         row = f"  {label:<{width}}  {_fmt(m['mean'], digits)} [{_fmt(m['ci_low'], digits)}, {_fmt(m['ci_high'], digits)}]  n={m['n']}"
         if key == "words":
@@ -151,6 +152,9 @@ def format_answers(block: Mapping[str, Any]) -> str:
         lines.append(row)
     lines.append(f"  {'false contradictions':<{width}}  {block['false_contradictions']}")
     lines.append(f"  {'duplicate sentences':<{width}}  {block['duplicate_sentences']}")
+    if "off_evidence_sentences" in block:
+        lines.append(f"  {'sentences off evidence':<{width}}  {block['off_evidence_sentences']}")
+        lines.append(f"  {'sentences unjudged':<{width}}  {block['unjudged_sentences']}")
     by_type = block.get("by_type", {})
     if by_type:
         lines.append("")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .answers import strip_citations
+from .answers import EMPTY, strip_citations
 
 METRICS = (
     ("fact_recall", "fact recall"),
@@ -13,6 +13,7 @@ METRICS = (
     ("abstention", "abstention (unanswerable)"),
     ("wrongly_declined", "wrongly declined (answerable)"),
     ("citation_support", "citation support"),
+    ("evidence_precision", "evidence precision"),
     ("contradictions_found", "contradictions found"),
     ("words", "words"),
 )
@@ -23,17 +24,24 @@ def summary_rows(block: Mapping[str, Any]) -> list[dict[str, Any]]:
     rows = [
         {
             "metric": label,
-            "mean": block[key]["mean"],
-            "ci_low": block[key]["ci_low"],
-            "ci_high": block[key]["ci_high"],
-            "n": block[key]["n"],
+            "mean": metric(block, key)["mean"],
+            "ci_low": metric(block, key)["ci_low"],
+            "ci_high": metric(block, key)["ci_high"],
+            "n": metric(block, key)["n"],
         }
         for key, label in METRICS
     ]
     rows.append({"metric": "median words", "mean": block["words"].get("median"), "n": block["words"]["n"]})
     rows.append({"metric": "false contradictions", "mean": block["false_contradictions"]})
     rows.append({"metric": "duplicate sentences", "mean": block["duplicate_sentences"]})
+    if "off_evidence_sentences" in block:
+        rows.append({"metric": "sentences off evidence", "mean": block["off_evidence_sentences"]})
     return rows
+
+
+def metric(block: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    """One metric's block; empty for a metric a run stored before it existed (evidence precision)."""
+    return block.get(key, EMPTY)
 
 
 def question_rows(block: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -46,6 +54,7 @@ def question_rows(block: Mapping[str, Any]) -> list[dict[str, Any]]:
             "fact recall": q["fact_recall"],
             "complete": q["complete"],
             "declined": q["abstained"],
+            "on evidence": q.get("evidence_precision"),
             "words": q["words"],
         }
         for q in block["per_question"]

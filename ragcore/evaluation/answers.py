@@ -34,7 +34,9 @@ import numpy as np
 from ..records import Answer, AnswerSentence, Citation, Document
 from ..text import content_words
 from . import statistics as st
+from .answer_evidence import EvidenceCount, count_evidence
 from .answer_key import AnswerKey
+from .goldset import JudgedSpan
 
 _QUOTES = str.maketrans({"‘": "'", "’": "'", "“": '"', "”": '"', "–": "-", "—": "-", "−": "-"})
 _DIGIT_COMMA = re.compile(r"(?<=\d),(?=\d)")
@@ -168,6 +170,7 @@ class ScoredAnswer:
     cited_sentences: int
     supported_sentences: int
     words: int
+    evidence: EvidenceCount | None = None  # None: the question's judgements were not given
 
     @property
     def fact_recall(self) -> float | None:
@@ -202,6 +205,9 @@ class ScoredAnswer:
                 self.supported_sentences / self.cited_sentences if self.cited_sentences else None
             ),
             "words": self.words,
+            "evidence_precision": self.evidence.precision if self.evidence else None,
+            "off_evidence_sentences": list(self.evidence.off_sentences) if self.evidence else [],
+            "unjudged_sentences": self.evidence.unjudged if self.evidence else 0,
         }
 
 
@@ -219,9 +225,16 @@ def _duplicates(sentences: Sequence[AnswerSentence]) -> int:
 
 
 def score_answer(
-    qid: str, qtype: str, question: str, key: AnswerKey, answer: Answer, documents: Mapping[str, Document]
+    qid: str,
+    qtype: str,
+    question: str,
+    key: AnswerKey,
+    answer: Answer,
+    documents: Mapping[str, Document],
+    spans: Sequence[JudgedSpan] | None = None,
 ) -> ScoredAnswer:
-    """Score one answer against its question's answer key."""
+    """Score one answer against its question's answer key (and, given the
+    question's judged ``spans``, where its cited sentences fall: answer_evidence)."""
     citations = {c.n: c for c in answer.citations}
     cited = [s for s in answer.sentences if s.citations and s.kind not in UNSCORED_KINDS]
     claims = [s for s in answer.sentences if claims_disagreement(s)]
@@ -243,6 +256,7 @@ def score_answer(
         cited_sentences=len(cited),
         supported_sentences=sum(supported(s, citations, documents) for s in cited),
         words=len(strip_citations(answer.text).split()),
+        evidence=None if spans is None else count_evidence(cited, citations, spans, documents),
     )
 
 
@@ -270,6 +284,7 @@ def aggregate(scored: Sequence[ScoredAnswer], resamples: int = st.RESAMPLES, see
     answerable = [s for s in scored if s.answerable]
     recalls = [r for s in answerable if (r := s.fact_recall) is not None]
     support = [s.supported_sentences / s.cited_sentences for s in scored if s.cited_sentences]
+    precision = [p for s in scored if s.evidence and (p := s.evidence.precision) is not None]
     words = [s.words for s in scored]
     block = {
         "fact_recall": _mean_block(recalls, resamples, seed),
@@ -277,6 +292,9 @@ def aggregate(scored: Sequence[ScoredAnswer], resamples: int = st.RESAMPLES, see
         "abstention": _rate_block([s.abstained for s in scored if not s.answerable]),
         "wrongly_declined": _rate_block([s.abstained for s in answerable]),
         "citation_support": _mean_block(support, resamples, seed),
+        "evidence_precision": _mean_block(precision, resamples, seed),
+        "off_evidence_sentences": sum(s.evidence.off for s in scored if s.evidence),
+        "unjudged_sentences": sum(s.evidence.unjudged for s in scored if s.evidence),
         "words": _mean_block(words, resamples, seed),
         "contradictions_found": _rate_block([s.disagreement_stated for s in scored if s.conflict]),
         "false_contradictions": sum(s.claims for s in scored if not s.conflict),

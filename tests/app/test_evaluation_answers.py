@@ -18,6 +18,7 @@ def test_a_stored_answer_run_shows_its_answers_view(app_env, tmp_path, monkeypat
     assert "Answers" in [s.value for s in at.subheader]
     summary = next(d.value for d in at.dataframe if "metric" in d.value.columns)
     assert {"fact recall", "complete answers", "false contradictions"} <= set(summary["metric"])
+    assert {"evidence precision", "sentences off evidence"} <= set(summary["metric"])
     questions = next(d.value for d in at.dataframe if "fact recall" in d.value.columns)
     assert len(questions) == 127
     at.selectbox(key="run-answer-q").set_value("fact-03").run()
