@@ -72,6 +72,9 @@ KEEP_RATIO = 0.6
 # contradiction with a quoted one (the loosest keep ratio the study tried).
 CANDIDATE_RATIO = 0.4
 PER_PART = 5  # units one part may take (rows of one table count once)
+# Whether a part's further units must also score its answer threshold (measured:
+# scripts/answer_study.py --floor, docs/decisions.md section 7, session 12).
+QUOTE_FLOOR = False
 MAX_ROWS = 5  # rows of one table one part may take
 RELATED = 2  # closest units shown when nothing answers
 
@@ -118,12 +121,14 @@ def choose(
     min_score: float,
     keep_ratio: float = KEEP_RATIO,
     per_part: int = PER_PART,
+    floor: bool = QUOTE_FLOOR,
     anchored: Callable[[Unit], bool] | None = None,
 ) -> list[Unit]:
     """The units answering ``part``: its best unit, then up to ``per_part`` in
-    all scoring ``keep_ratio`` of it (a table's rows together); none when no
-    unit scores ``min_score``, or (given ``anchored``) none of those that do
-    comes from a document naming what the part names."""
+    all scoring ``keep_ratio`` of it (and, with ``floor``, ``min_score``; a
+    table's rows together); none when no unit scores ``min_score``, or (given
+    ``anchored``) none of those that do comes from a document naming what the
+    part names."""
     ranked = sorted(
         (u for u in units if id(u) not in taken),
         key=lambda u: (-scorer.score(u, part), u.hit_rank, u.position),
@@ -133,12 +138,13 @@ def choose(
     if anchored is not None and not any(anchored(u) for u in ranked if scorer.score(u, part) >= min_score):
         return []  # what scores well comes from documents about something else
     best = scorer.score(ranked[0], part)
+    keep = max(keep_ratio * best, min_score if floor else 0.0)
     picked: list[Unit] = [ranked[0]]
     rows: dict[str, int] = {}
     if ranked[0].table:
         rows[ranked[0].table] = 1
     for u in ranked[1:]:
-        if scorer.score(u, part) < keep_ratio * best:
+        if scorer.score(u, part) < keep:
             break
         if u.table and u.table in rows:
             if rows[u.table] < MAX_ROWS:
@@ -245,6 +251,7 @@ def extractive_answer(
     follow_on: bool = True,
     keep_ratio: float = KEEP_RATIO,
     per_part: int = PER_PART,
+    quote_floor: bool = QUOTE_FLOOR,
     anchor_names: bool = True,
     passages: Sequence[Passage] | None = None,
     read_risks: bool = True,
@@ -272,7 +279,7 @@ def extractive_answer(
         units,
         parts,
         scorer,
-        (min_score, keep_ratio, per_part),
+        (min_score, keep_ratio, per_part, quote_floor),
         unknown,
         follow_on,
         documents if anchor_names and check_names else None,
@@ -370,14 +377,14 @@ def _select(
     units: Sequence[Unit],
     parts: Sequence[Part],
     scorer: Scorer,
-    limits: tuple[float, float, int],
+    limits: tuple[float, float, int, bool],
     unknown: Sequence[list[str]],
     follow: bool = True,
     documents: Mapping[str, Document] | None = None,
     kind_check: KindCheck = SHIPPED_KIND_CHECK,
 ) -> tuple[list[list[Unit]], list[bool]]:
     """Each part's units, and whether each part is answered; ``limits`` are
-    ``choose``'s (min_score, keep_ratio, per_part), the threshold moved per
+    ``choose``'s (min_score, keep_ratio, per_part, floor), the threshold moved per
     part by ``kind_check``."""
     taken: set[int] = set()
     per_part: list[list[Unit]] = []
