@@ -117,13 +117,18 @@ _IDENTIFIER = re.compile(r"(?<![\w$€£¥.])[^\W_]+(?:[-_./][^\W_]+)*")
 # "SOC 2", "ISO 27001": an upper-case acronym, one space, a number.
 _SPACED_CODE = re.compile(r"(?<![\w-])([A-Z]{2,6}) (\d+(?:\.\d+)*)(?![\w%])")
 _JOINERS = str.maketrans("", "", "-_/ ")
+_ASCII_DIGIT = re.compile(r"[0-9]")
 
 
 def identifiers(text: str) -> list[str]:
     """Whole identifiers in ``text``, lower case, hyphens, underscores,
     slashes and spaces dropped so "ISO-27001", "ISO 27001" and "iso27001"
     meet; dots kept ("v2.3.1"). Sorted by position."""
-    text = unicodedata.normalize("NFKC", text)
+    if text.isascii():  # NFKC leaves ASCII as it is
+        if not _ASCII_DIGIT.search(text):
+            return []  # every identifier holds a digit: most prose lines have none
+    else:
+        text = unicodedata.normalize("NFKC", text)
     found: list[tuple[int, str]] = []
     for m in _IDENTIFIER.finditer(text):
         code = m.group()

@@ -2,7 +2,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragcore.text import content_words, sentence_spans, stem, tokenize, words
+from ragcore.text import content_words, identifiers, sentence_spans, stem, tokenize, words
 
 
 def test_money_percent_and_numbers_are_whole_tokens():
@@ -132,3 +132,37 @@ def test_number_words_match_whole_and_are_shared_by_answer_and_lens():
         assert figures(f"within {word} days") == {"day@within": {float(value)}}
         (time,) = stated_times(f"Data will be deleted within {word} days.")
         assert (time.kind, time.amount, time.unit) == ("by", value, "day")
+
+
+def test_identifiers_fast_path_for_ascii_without_digits_keeps_every_answer():
+    # ASCII text without a digit holds no identifier (each holds a digit), so it is skipped
+    # unread; text with a digit, or non-ASCII text (NFKC first), is read as before.
+    assert identifiers("plain words, ISO and SOC only") == []
+    assert identifiers("ISO-27001 and SOC 2 by v2.3.1") == ["iso27001", "soc2", "v2.3.1"]
+    assert identifiers("ＳＯＣ ２ and ｚｑ３ｘ４ｗ") == ["soc2", "zq3x4w"]  # full-width, NFKC to ASCII
+    assert identifiers("café x²y") == ["x2y"]  # non-ASCII: the superscript two is a digit after NFKC
+
+
+def _identifiers_read_in_full(text: str) -> list[str]:
+    """``identifiers`` without its fast path: NFKC, then every match read."""
+    import unicodedata
+
+    from ragcore.text import _IDENTIFIER, _JOINERS, _SPACED_CODE
+
+    text = unicodedata.normalize("NFKC", text)
+    found = []
+    for m in _IDENTIFIER.finditer(text):
+        code = m.group()
+        if code.isalpha() or not any(c.isdigit() for c in code):
+            continue
+        if not any(c.isalpha() for c in code) and not any(c in "-_/" for c in code):
+            continue
+        found.append((m.start(), code.lower().translate(_JOINERS)))
+    found.extend((m.start(), (m.group(1) + m.group(2)).lower()) for m in _SPACED_CODE.finditer(text))
+    return [code for _, code in sorted(found)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="abcXYZ09 -_./$%²１ＳéO", max_size=40))
+def test_identifiers_fast_path_equals_the_full_read(text):
+    assert identifiers(text) == _identifiers_read_in_full(text)
