@@ -124,9 +124,16 @@ def identifiers(text: str) -> list[str]:
     """Whole identifiers in ``text``, lower case, hyphens, underscores,
     slashes and spaces dropped so "ISO-27001", "ISO 27001" and "iso27001"
     meet; dots kept ("v2.3.1"). Sorted by position."""
+    return list(_identifiers(text))
+
+
+# A sentence is often read twice in a row (BM25's answer units test it for a
+# code, then index it), so the last few answers are kept.
+@lru_cache(maxsize=1024)
+def _identifiers(text: str) -> tuple[str, ...]:
     if text.isascii():  # NFKC leaves ASCII as it is
         if not _ASCII_DIGIT.search(text):
-            return []  # every identifier holds a digit: most prose lines have none
+            return ()  # every identifier holds a digit: most prose lines have none
     else:
         text = unicodedata.normalize("NFKC", text)
     found: list[tuple[int, str]] = []
@@ -140,7 +147,7 @@ def identifiers(text: str) -> list[str]:
             continue  # a plain number; words() already keeps it whole
         found.append((m.start(), code.lower().translate(_JOINERS)))
     found.extend((m.start(), (m.group(1) + m.group(2)).lower()) for m in _SPACED_CODE.finditer(text))
-    return [code for _, code in sorted(found)]
+    return tuple(code for _, code in sorted(found))
 
 
 IdentifierKind = Literal["code", "number-word", "amount", "percent"]
