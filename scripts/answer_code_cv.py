@@ -28,16 +28,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
-
-import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
+import lift_cv  # noqa: E402
 from fusion_cv import Collection, load_beir_collection, load_gold_collection  # noqa: E402
+from lift_cv import MODES, GroupScores, print_group_table  # noqa: E402
 
 from ragcore.corpus import default_library, load_corpus  # noqa: E402
 from ragcore.evaluation.goldset import load_goldset  # noqa: E402
@@ -58,20 +58,6 @@ BASELINE = SETTINGS[0]
 def parse(setting: str) -> tuple[str, float]:
     nouns, lift = setting.split()
     return nouns, float(lift)
-
-
-MODES = ("bm25", "hybrid")
-
-
-@dataclass
-class GroupScores:
-    """nDCG@10 per question of one group, per mode and setting."""
-
-    questions: list[str]
-    scores: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)  # mode -> setting -> qid
-
-    def mean(self, mode: str, setting: str) -> float:
-        return float(np.mean([self.scores[mode][setting][q] for q in self.questions]))
 
 
 def collections(library) -> list[tuple[Collection, Path]]:
@@ -121,35 +107,6 @@ def score_collection(coll: Collection, source: Path, library, firing: dict[str, 
     return {g: GroupScores(ids, per) for g, ids in coll.groups.items()}
 
 
-def print_group_table(groups: dict[str, GroupScores], settings: list[str]) -> dict:
-    """Each group's mean nDCG@10 per mode and setting, printed and returned."""
-    table = {
-        g: {m: {s: round(gs.mean(m, s), 4) for s in settings} for m in MODES}
-        for g, gs in sorted(groups.items())
-    }
-    print("settings:", " | ".join(settings))
-    for g, row in table.items():
-        print(
-            f"{g:>22} " + "  ".join(f"{m} " + " ".join(f"{row[m][s]:.4f}" for s in settings) for m in MODES)
-        )
-    return table
-
-
-def training_gain(
-    groups: dict[str, GroupScores],
-    train: list[str],
-    setting: str,
-    mode: str = "bm25",
-    baseline: str = BASELINE,
-) -> float:
-    """Mean ``mode`` gain of ``setting`` over ``baseline`` on ``train``, each collection weighted equally."""
-    by_collection: dict[str, list[float]] = {}
-    for g in train:
-        gain = groups[g].mean(mode, setting) - groups[g].mean(mode, baseline)
-        by_collection.setdefault(g.split(":")[0], []).append(gain)
-    return float(np.mean([np.mean(v) for v in by_collection.values()]))
-
-
 def folds(
     groups: dict[str, GroupScores], criterion: str = "bm25", settings: list[str] = SETTINGS
 ) -> list[dict]:
@@ -157,23 +114,12 @@ def folds(
     BM25's other settings; hybrid printed for the record, since the
     setting also decides the default mode's identifier pins) among
     ``settings`` (ties to the core nouns, then the smaller lift)."""
-    out = []
-    names = sorted(groups)
 
-    def key(train: list[str], s: str) -> tuple:
+    def tie(s: str) -> tuple[bool, float]:
         nouns, lift = parse(s)
-        return (round(training_gain(groups, train, s, criterion), 9), nouns == "core", -lift)
+        return (nouns == "core", -lift)
 
-    for held in names:
-        train = [g for g in names if g != held]
-        best = max(settings, key=lambda s: key(train, s))
-        change = {m: groups[held].mean(m, best) - groups[held].mean(m, BASELINE) for m in MODES}
-        out.append({"held_out": held, "chosen": best, "held_out_change": change})
-        print(
-            f"[by {criterion}] held out {held:>22}: chosen {best:<12} "
-            f"bm25 {change['bm25']:+.4f}  hybrid {change['hybrid']:+.4f}"
-        )
-    return out
+    return lift_cv.folds(groups, criterion, settings, BASELINE, tie, width=12)
 
 
 def main() -> int:

@@ -39,14 +39,14 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from answer_code_cv import MODES, GroupScores, collections, print_group_table, training_gain  # noqa: E402
+import lift_cv  # noqa: E402
+from answer_code_cv import collections  # noqa: E402
 from fusion_cv import Collection  # noqa: E402
+from lift_cv import MODES, GroupScores  # noqa: E402
 
 from ragcore.corpus import default_library, load_corpus  # noqa: E402
 from ragcore.evaluation.goldset import load_goldset  # noqa: E402
@@ -87,45 +87,8 @@ def score_collection(coll: Collection, source: Path, library, firing: dict[str, 
     return {g: GroupScores(ids, per) for g, ids in coll.groups.items()}
 
 
-def choose(groups: dict[str, GroupScores], train: list[str], criterion: str) -> str:
-    """The setting with the best mean ``criterion`` gain on ``train`` (ties to the smaller lift)."""
-    return max(
-        SETTINGS,
-        key=lambda s: (round(training_gain(groups, train, s, criterion, BASELINE), 9), -float(s)),
-    )
-
-
-def folds(groups: dict[str, GroupScores], criterion: str) -> list[dict]:
-    """Leave one group out, choosing by ``criterion``'s gain."""
-    out = []
-    names = sorted(groups)
-    for held in names:
-        best = choose(groups, [g for g in names if g != held], criterion)
-        change = {m: groups[held].mean(m, best) - groups[held].mean(m, BASELINE) for m in MODES}
-        out.append({"held_out": held, "chosen": best, "held_out_change": change})
-        print(
-            f"[by {criterion}] held out {held:>22}: chosen {best:<5} "
-            f"bm25 {change['bm25']:+.4f}  hybrid {change['hybrid']:+.4f}"
-        )
-    return out
-
-
-def ship(groups: dict[str, GroupScores], held: list[dict]) -> dict:
-    """The docstring's ship rule over the held-out folds."""
-    by_collection: dict[str, list[float]] = {}
-    for fold in held:
-        by_collection.setdefault(fold["held_out"].split(":")[0], []).append(fold["held_out_change"]["hybrid"])
-    mean = float(np.mean([np.mean(v) for v in by_collection.values()]))
-    worst = min(f["held_out_change"]["hybrid"] for f in held)
-    chosen = choose(groups, sorted(groups), "hybrid")
-    ships = mean >= 0 and worst >= -MAX_GROUP_LOSS
-    return {
-        "chosen_on_all": chosen,
-        "held_out_mean_hybrid_change": round(mean, 5),
-        "worst_group_hybrid_change": round(worst, 5),
-        "ships": ships,
-        "shipped_setting": chosen if ships else BASELINE,
-    }
+def _smaller_lift(setting: str) -> tuple[float]:
+    return (-float(setting),)
 
 
 def main() -> int:
@@ -143,21 +106,14 @@ def main() -> int:
         print(
             f"   {coll.name}: {len(coll.questions)} questions, {fired} asking for a {args.lift}", flush=True
         )
-    hybrid_folds = folds(groups, "hybrid")
-    bm25_folds = folds(groups, "bm25")
-    decision = ship(groups, hybrid_folds)
-    print("decision:", json.dumps(decision))
-    table = print_group_table(groups, SETTINGS)
+    found = lift_cv.study(groups, SETTINGS, BASELINE, _smaller_lift, MAX_GROUP_LOSS, width=5)
     if args.out:
         result = {
             "kind": f"answer-{args.lift}-cv",
             "command": f"python scripts/answer_value_cv.py --lift {args.lift} --out {args.out}",
             "grid": GRID,
             "questions_asked": firing,
-            "groups": table,
-            "folds": hybrid_folds,
-            "folds_by_bm25": bm25_folds,
-            "decision": decision,
+            **found,
         }
         args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     return 0

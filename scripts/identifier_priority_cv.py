@@ -27,7 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from itertools import combinations
 from pathlib import Path
 
@@ -38,6 +38,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from fusion_cv import Collection, load_beir_collection, load_gold_collection  # noqa: E402
+from lift_cv import GroupScores  # noqa: E402
 
 from ragcore.corpus import default_library, load_corpus  # noqa: E402
 from ragcore.evaluation.goldset import load_goldset  # noqa: E402
@@ -52,17 +53,6 @@ GRID = ["code", ""] + [
     " ".join(("code", *extra)) for n in (1, 2, 3) for extra in combinations(OTHER_KINDS, n)
 ]
 MODES = ("bm25", "hybrid")
-
-
-@dataclass
-class GroupScores:
-    """nDCG@10 per question of one group, per mode and setting."""
-
-    questions: list[str]
-    scores: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)  # mode -> setting -> qid
-
-    def mean(self, mode: str, setting: str) -> float:
-        return float(np.mean([self.scores[mode][setting][q] for q in self.questions]))
 
 
 def collections(library) -> list[tuple[Collection, Path]]:

@@ -36,14 +36,14 @@ import json
 import sys
 from pathlib import Path
 
-import numpy as np
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from answer_code_cv import MODES, GroupScores, collections, print_group_table, training_gain  # noqa: E402
+import lift_cv  # noqa: E402
+from answer_code_cv import collections  # noqa: E402
 from fusion_cv import Collection  # noqa: E402
+from lift_cv import MODES, GroupScores  # noqa: E402
 
 from ragcore.corpus import default_library, load_corpus  # noqa: E402
 from ragcore.evaluation.goldset import load_goldset  # noqa: E402
@@ -81,49 +81,9 @@ def score_collection(coll: Collection, source: Path, library, firing: dict[str, 
 
 
 def _tie_key(setting: str) -> tuple[float, float]:
+    """Ties: off, then the smaller weight, then the higher floor."""
     e = GRID[setting]
     return (-e.weight, e.min_similarity)
-
-
-def choose(groups: dict[str, GroupScores], train: list[str], criterion: str) -> str:
-    """The setting with the best mean ``criterion`` gain on ``train`` (ties: off, smaller weight, higher floor)."""
-    return max(
-        SETTINGS,
-        key=lambda s: (round(training_gain(groups, train, s, criterion, BASELINE), 9), *_tie_key(s)),
-    )
-
-
-def folds(groups: dict[str, GroupScores], criterion: str) -> list[dict]:
-    """Leave one group out, choosing by ``criterion``'s gain."""
-    out = []
-    names = sorted(groups)
-    for held in names:
-        best = choose(groups, [g for g in names if g != held], criterion)
-        change = {m: groups[held].mean(m, best) - groups[held].mean(m, BASELINE) for m in MODES}
-        out.append({"held_out": held, "chosen": best, "held_out_change": change})
-        print(
-            f"[by {criterion}] held out {held:>22}: chosen {best:<10} "
-            f"bm25 {change['bm25']:+.4f}  hybrid {change['hybrid']:+.4f}"
-        )
-    return out
-
-
-def ship(groups: dict[str, GroupScores], held: list[dict]) -> dict:
-    """The docstring's ship rule over the held-out folds."""
-    by_collection: dict[str, list[float]] = {}
-    for fold in held:
-        by_collection.setdefault(fold["held_out"].split(":")[0], []).append(fold["held_out_change"]["hybrid"])
-    mean = float(np.mean([np.mean(v) for v in by_collection.values()]))
-    worst = min(f["held_out_change"]["hybrid"] for f in held)
-    chosen = choose(groups, sorted(groups), "hybrid")
-    ships = mean >= 0 and worst >= -MAX_GROUP_LOSS
-    return {
-        "chosen_on_all": chosen,
-        "held_out_mean_hybrid_change": round(mean, 5),
-        "worst_group_hybrid_change": round(worst, 5),
-        "ships": ships,
-        "shipped_setting": chosen if ships else BASELINE,
-    }
 
 
 def main() -> int:
@@ -137,21 +97,14 @@ def main() -> int:
         groups.update(score_collection(coll, source, library, firing))
         fired = sum(k.startswith(coll.name + "/") for k in firing)
         print(f"   {coll.name}: {len(coll.questions)} questions, {fired} with an unknown word", flush=True)
-    hybrid_folds = folds(groups, "hybrid")
-    bm25_folds = folds(groups, "bm25")
-    decision = ship(groups, hybrid_folds)
-    print("decision:", json.dumps(decision))
-    table = print_group_table(groups, SETTINGS)
+    found = lift_cv.study(groups, SETTINGS, BASELINE, _tie_key, MAX_GROUP_LOSS, width=10)
     if args.out:
         result = {
             "kind": "word-neighbours-cv",
             "command": f"python scripts/word_neighbours_cv.py --out {args.out}",
             "grid": {name: vars(e) for name, e in GRID.items()},
             "questions_with_unknown_words": firing,
-            "groups": table,
-            "folds": hybrid_folds,
-            "folds_by_bm25": bm25_folds,
-            "decision": decision,
+            **found,
         }
         args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     return 0
