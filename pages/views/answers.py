@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from pages.views import ui
-from ragcore.evaluation.answer_tables import answer_text, fact_marks, question_rows, summary_rows
+from ragcore.evaluation.answer_tables import answer_text, fact_marks, question_rows, shown_rows
 
 
 def show_answers(block: Mapping[str, Any], key: str) -> None:
@@ -23,7 +23,9 @@ def show_answers(block: Mapping[str, Any], key: str) -> None:
             "(bootstrap for means, Wilson for shares)."
         )
     )
-    st.dataframe(pd.DataFrame(summary_rows(block)), hide_index=True, width="stretch")
+    summary = pd.DataFrame(shown_rows(block))  # counts whole, shares to 3 places
+    # every metric in view, none behind the table's own scroll bar
+    st.dataframe(summary, hide_index=True, width="stretch", height=ui.table_height(len(summary)))
     rows = question_rows(block)
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     ids = [r["id"] for r in rows]

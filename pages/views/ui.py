@@ -203,6 +203,14 @@ def md(text: object) -> str:
     return _MD_SPECIAL.sub(r"\\\1", str(text)).replace(":", ":\u200b")
 
 
+ROW_PX = 35  # a st.dataframe row, header included, at the default theme
+
+
+def table_height(rows: int) -> int:
+    """A st.dataframe height that shows ``rows`` rows and the header without a scroll bar."""
+    return (rows + 1) * ROW_PX + 3
+
+
 def span_text(first: int, last: int) -> str:
     return f"line {first}" if first == last else f"lines {first}-{last}"
 

@@ -39,6 +39,31 @@ def summary_rows(block: Mapping[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
+# Rows whose figure is a count (or a word count), shown whole.
+_WHOLE_ROWS = frozenset(
+    {"median words", "false contradictions", "duplicate sentences", "sentences off evidence"}
+)
+
+
+def shown_rows(block: Mapping[str, Any]) -> list[dict[str, str]]:
+    """``summary_rows`` as the page shows them: shares to three places, words
+    to one, counts whole, nothing where a row has no figure."""
+
+    def cell(value: object, places: int) -> str:
+        if value is None:
+            return ""
+        return f"{value:.{places}f}" if isinstance(value, float) and places else str(round(value))  # type: ignore[call-overload]
+
+    out = []
+    for row in summary_rows(block):
+        places = 0 if row["metric"] in _WHOLE_ROWS else 1 if row["metric"] == "words" else 3
+        shown = {"metric": row["metric"]}
+        shown |= {k: cell(row.get(k), places) for k in ("mean", "ci_low", "ci_high")}
+        shown["n"] = cell(row.get("n"), 0)
+        out.append(shown)
+    return out
+
+
 def metric(block: Mapping[str, Any], key: str) -> Mapping[str, Any]:
     """One metric's block; empty for a metric a run stored before it existed (evidence precision)."""
     return block.get(key, EMPTY)

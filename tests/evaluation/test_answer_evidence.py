@@ -92,3 +92,29 @@ def test_a_run_stored_before_the_metric_still_tabulates():
         del block[key]
     rows = {r["metric"]: r for r in summary_rows(block)}
     assert rows["evidence precision"]["mean"] is None and "sentences off evidence" not in rows
+
+
+def test_summary_rows_as_shown():
+    from ragcore.evaluation.answer_tables import shown_rows
+
+    key = AnswerKey(facts=(("$49",),))
+    scored = score_answer(
+        "q1", "fact", "What does Team cost?", key, _answer([_sentence(1), _sentence(3)]), DOCS, SPANS
+    )
+    rows = {r["metric"]: r for r in shown_rows(aggregate([scored], resamples=100))}
+    assert rows["fact recall"] == {  # the answer's text does not state "$49"
+        "metric": "fact recall",
+        "mean": "0.000",
+        "ci_low": "0.000",
+        "ci_high": "0.000",
+        "n": "1",
+    }
+    assert rows["evidence precision"]["mean"] == "0.500"
+    assert rows["false contradictions"] == {
+        "metric": "false contradictions",
+        "mean": "0",
+        "ci_low": "",
+        "ci_high": "",
+        "n": "",
+    }
+    assert rows["sentences off evidence"]["mean"] == "1" and rows["words"]["mean"].count(".") == 1
