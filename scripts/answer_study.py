@@ -70,6 +70,15 @@ on related ones, 24 state a fact) grids one rule at the shipped setting:
 a part's further units must also score the part's answer threshold (off,
 shipped; on). Same objective (with evidence precision) and the same ship
 rule as ``--precision``; output ``eval/results/answer-study-floor.json``.
+
+``--subject`` (session 12, after ``--floor``'s run, and after reading the
+Ask page's first example, "Is our pricing consistent?", quote "customers
+consistently ask for ISO/IEC 27001", which states the question's
+"consistent" and nothing of its pricing) grids one rule at the shipped
+setting: a part's further units must state a topic word that its best unit
+states, when the best unit states any (off, shipped; on). No constant.
+Same objective and ship rule as ``--precision``; output
+``eval/results/answer-study-subject.json``.
 """
 
 from __future__ import annotations
@@ -89,7 +98,13 @@ sys.path.insert(0, str(ROOT))
 
 from ragcore.answer.answerability import KindCheck  # noqa: E402
 from ragcore.answer.claims import SUBJECT_COVERAGE  # noqa: E402
-from ragcore.answer.extractive import KEEP_RATIO, PER_PART, QUOTE_FLOOR, extractive_answer  # noqa: E402
+from ragcore.answer.extractive import (  # noqa: E402
+    KEEP_RATIO,
+    PER_PART,
+    QUOTE_FLOOR,
+    SAME_SUBJECT,
+    extractive_answer,
+)
 from ragcore.answer.relevance import Weights  # noqa: E402
 from ragcore.answer.semantic import similarity_for  # noqa: E402
 from ragcore.evaluation.answer_run import ASK_K  # noqa: E402
@@ -109,6 +124,7 @@ GRID = {
     "keep_ratio": (KEEP_RATIO,),
     "per_part": (PER_PART,),
     "quote_floor": (QUOTE_FLOOR,),  # --floor: further units must score the threshold too
+    "same_subject": (SAME_SUBJECT,),  # --subject: further units must share a topic word with the best
     # session 10 (--phrase): the sentence similarity also read against the
     # part's topic words alone (relevance.Weights.topic_phrase)
     "topic_phrase": (False,),
@@ -267,6 +283,7 @@ def _answer(q: Item, hits: tuple, setting: dict, min_score: float):
         keep_ratio=setting.get("keep_ratio", KEEP_RATIO),
         per_part=int(setting.get("per_part", PER_PART)),
         quote_floor=bool(setting.get("quote_floor", QUOTE_FLOOR)),
+        same_subject=bool(setting.get("same_subject", SAME_SUBJECT)),
         anchor_names=bool(setting.get("anchor_names", True)),
         weights=weights,
         similarity=similarity_for(hits),
@@ -445,9 +462,19 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="grid whether further units must score the answer threshold too (session 12)",
     )
+    p.add_argument(
+        "--subject",
+        action="store_true",
+        help="grid whether further units must share a topic word with the part's best (session 12)",
+    )
     args = p.parse_args(argv)
     WIDER_K = args.wider_k
     goal = objective
+    if args.subject:
+        GRID["min_score"] = (1.0,)
+        GRID["same_subject"] = (False, True)
+        GRID["kind"] = (("off", 0.0, 0.0),)
+        goal = precision_objective
     if args.floor:
         GRID["min_score"] = (1.0,)
         GRID["quote_floor"] = (False, True)
@@ -511,7 +538,7 @@ def main(argv: list[str] | None = None) -> int:
         "gold": [str(g.relative_to(ROOT) if g.is_relative_to(ROOT) else g) for g in golds],
         "grid": {k: list(v) for k, v in GRID.items()},
         "objective": "3 x answered fact recall + abstention + contradictions found - false contradictions / n"
-        + (" + evidence precision" if args.precision or args.floor else ""),
+        + (" + evidence precision" if args.precision or args.floor or args.subject else ""),
     }
     study["in_sample"] = in_sample
     study |= validations(items, settings, cache, args, goal)

@@ -24,7 +24,7 @@ the model's, so citations point at the same lines with or without a key.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ragcore.lenses import Lens
@@ -51,6 +51,15 @@ from .claims import SUBJECT_COVERAGE, is_yes_no, question_disagreements
 from .disagreement import Disagreement, agreement_words, asks_agreement, disagreements, lens_conflicts
 from .relevance import Part, Scorer, Weights, answer_cue, make_part, states_cue, topic_words
 from .risks import RiskReading, risk_reading
+from .selection import (  # the selection's settings live with it; re-exported for the studies
+    CANDIDATE_RATIO,
+    KEEP_RATIO,
+    MAX_ROWS,
+    PER_PART,
+    QUOTE_FLOOR,
+    SAME_SUBJECT,
+    choose,
+)
 from .semantic import Similarity
 from .units import Unit, answer_units, follows, with_continuations
 
@@ -66,16 +75,6 @@ MAX_SENTENCES = 6
 # the demo and the ../shared development gold sets together, with two-fold,
 # leave-one-type-out and leave-one-set-out cross-validation (docs/decisions.md).
 ANSWER_MIN_SCORE = 1.0
-# Further units are taken for a part while they score this share of its best.
-KEEP_RATIO = 0.6
-# Units scoring this share of a part's best may be the other side of a
-# contradiction with a quoted one (the loosest keep ratio the study tried).
-CANDIDATE_RATIO = 0.4
-PER_PART = 5  # units one part may take (rows of one table count once)
-# Whether a part's further units must also score its answer threshold (measured:
-# scripts/answer_study.py --floor, docs/decisions.md section 7, session 12).
-QUOTE_FLOOR = False
-MAX_ROWS = 5  # rows of one table one part may take
 RELATED = 2  # closest units shown when nothing answers
 
 
@@ -111,59 +110,6 @@ def question_parts(question: str) -> list[Part]:
     else:
         texts = split_question(question) or [question]
     return [make_part(text, question) for text in texts]
-
-
-def choose(
-    units: Sequence[Unit],
-    part: Part,
-    scorer: Scorer,
-    taken: set[int],
-    min_score: float,
-    keep_ratio: float = KEEP_RATIO,
-    per_part: int = PER_PART,
-    floor: bool = QUOTE_FLOOR,
-    anchored: Callable[[Unit], bool] | None = None,
-) -> list[Unit]:
-    """The units answering ``part``: its best unit, then up to ``per_part`` in
-    all scoring ``keep_ratio`` of it (and, with ``floor``, ``min_score``; a
-    table's rows together); none when no unit scores ``min_score``, or (given
-    ``anchored``) none of those that do comes from a document naming what the
-    part names."""
-    ranked = sorted(
-        (u for u in units if id(u) not in taken),
-        key=lambda u: (-scorer.score(u, part), u.hit_rank, u.position),
-    )
-    if not ranked or scorer.score(ranked[0], part) < min_score:
-        return []
-    if anchored is not None and not any(anchored(u) for u in ranked if scorer.score(u, part) >= min_score):
-        return []  # what scores well comes from documents about something else
-    best = scorer.score(ranked[0], part)
-    keep = max(keep_ratio * best, min_score if floor else 0.0)
-    picked: list[Unit] = [ranked[0]]
-    rows: dict[str, int] = {}
-    if ranked[0].table:
-        rows[ranked[0].table] = 1
-    for u in ranked[1:]:
-        if scorer.score(u, part) < keep:
-            break
-        if u.table and u.table in rows:
-            if rows[u.table] < MAX_ROWS:
-                rows[u.table] += 1
-                picked.append(u)
-            continue
-        if len({p.table or id(p) for p in picked}) >= per_part:
-            continue
-        if u.table:
-            rows[u.table] = 1
-        picked.append(u)
-    # rows of one table in the table's order, where its best row ranked
-    out: list[Unit] = []
-    for u in picked:
-        if u.table is None:
-            out.append(u)
-        elif all(o.table != u.table for o in out):
-            out += sorted((r for r in picked if r.table == u.table), key=lambda r: r.position)
-    return out
 
 
 def is_covered(
@@ -252,6 +198,7 @@ def extractive_answer(
     keep_ratio: float = KEEP_RATIO,
     per_part: int = PER_PART,
     quote_floor: bool = QUOTE_FLOOR,
+    same_subject: bool = SAME_SUBJECT,
     anchor_names: bool = True,
     passages: Sequence[Passage] | None = None,
     read_risks: bool = True,
@@ -279,7 +226,7 @@ def extractive_answer(
         units,
         parts,
         scorer,
-        (min_score, keep_ratio, per_part, quote_floor),
+        (min_score, keep_ratio, per_part, quote_floor, same_subject),
         unknown,
         follow_on,
         documents if anchor_names and check_names else None,
@@ -377,14 +324,14 @@ def _select(
     units: Sequence[Unit],
     parts: Sequence[Part],
     scorer: Scorer,
-    limits: tuple[float, float, int, bool],
+    limits: tuple[float, float, int, bool, bool],
     unknown: Sequence[list[str]],
     follow: bool = True,
     documents: Mapping[str, Document] | None = None,
     kind_check: KindCheck = SHIPPED_KIND_CHECK,
 ) -> tuple[list[list[Unit]], list[bool]]:
     """Each part's units, and whether each part is answered; ``limits`` are
-    ``choose``'s (min_score, keep_ratio, per_part, floor), the threshold moved per
+    ``choose``'s (min_score, keep_ratio, per_part, floor, same_subject), the threshold moved per
     part by ``kind_check``."""
     taken: set[int] = set()
     per_part: list[list[Unit]] = []

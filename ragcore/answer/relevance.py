@@ -182,6 +182,15 @@ class Scorer:
                 got += self.idf(w) * (1.0 if unit.kind == "table-row" else self.weights.label)
         return got / total if total else 0.0
 
+    def stated(self, unit: Unit, part: Part) -> frozenset[str]:
+        """The part's topic words the unit states, in its text (or a range it
+        states) or in its heading path or document name."""
+        words = self.words.get(id(unit))
+        if words is None:
+            words = content_words(unit.text)
+        label = self.labels.get(id(unit), set())
+        return frozenset(w for w in part.words if w in words or w in label or _in_stated_range(w, unit.text))
+
     def closeness(self, unit: Unit, part: Part) -> float | None:
         """The unit's similarity to the part (sentence level when a similarity
         is given, else its passage's dense score)."""
