@@ -71,7 +71,8 @@ def unknown_words(question: str, params: BM25Params, vocab: Mapping[str, int]) -
     for i, raw in enumerate(re.findall(r"[^\W\d_]+", question)):
         if _is_name(raw, first=not i):
             continue
-        word = words(raw)[0] if words(raw) else ""
+        tokens = words(raw)
+        word = tokens[0] if tokens else ""
         if len(word) < MIN_LETTERS or word in out:
             continue
         terms = params.terms(word)
