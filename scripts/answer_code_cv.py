@@ -84,7 +84,7 @@ def score_collection(coll: Collection, source: Path, library, firing: dict[str, 
     bm25 = replace(BM25Params(), answer_code_lift=GRID[-1], answer_type_nouns="extended")
     retriever = Retriever(load_corpus(corpus_dir, "auto", library), vector_cache=library, bm25_params=bm25)
     base = retriever.bm25.params
-    per: dict[str, dict[str, dict[str, float]]] = {m: {s: {} for s in SETTINGS} for m in MODES}
+    per: lift_cv.Scores = {m: {s: {} for s in SETTINGS} for m in MODES}
     for qid, text, _ in coll.questions:
         retriever.bm25.params = base  # the cue is read with the lift on and the extended nouns
         fires = retriever.bm25.asks_for_code(text) and not retriever.bm25.priority_identifiers(text)
@@ -98,11 +98,7 @@ def score_collection(coll: Collection, source: Path, library, firing: dict[str, 
             nouns, lift = parse(setting)
             retriever.bm25.params = replace(base, answer_code_lift=lift, answer_type_nouns=nouns)
             targets = [setting] if setting != BASELINE else [x for x in SETTINGS if x not in ranked]
-            for mode in MODES:
-                hits = retriever.search(text, mode, 100).hits
-                value = coll.ndcg(qid, [(retriever.row_of(h.passage), h.score) for h in hits])
-                for target in targets:
-                    per[mode][target][qid] = value
+            lift_cv.record(per, retriever, coll, qid, text, targets)
     retriever.bm25.params = base
     return {g: GroupScores(ids, per) for g, ids in coll.groups.items()}
 

@@ -68,7 +68,7 @@ def score_collection(coll: Collection, source: Path, library, firing: dict[str, 
     bm25 = replace(BM25Params(), **{field: GRID[-1]})
     retriever = Retriever(load_corpus(corpus_dir, "auto", library), vector_cache=library, bm25_params=bm25)
     base = retriever.bm25.params
-    per: dict[str, dict[str, dict[str, float]]] = {m: {s: {} for s in SETTINGS} for m in MODES}
+    per: lift_cv.Scores = {m: {s: {} for s in SETTINGS} for m in MODES}
     for qid, text, _ in coll.questions:
         retriever.bm25.params = base
         asked = retriever.bm25.asked_type(text)
@@ -78,11 +78,7 @@ def score_collection(coll: Collection, source: Path, library, firing: dict[str, 
         for setting in SETTINGS if cue else [BASELINE]:
             retriever.bm25.params = replace(base, **{field: float(setting)})
             targets = [setting] if cue else SETTINGS
-            for mode in MODES:
-                hits = retriever.search(text, mode, 100).hits
-                value = coll.ndcg(qid, [(retriever.row_of(h.passage), h.score) for h in hits])
-                for target in targets:
-                    per[mode][target][qid] = value
+            lift_cv.record(per, retriever, coll, qid, text, targets)
     retriever.bm25.params = base
     return {g: GroupScores(ids, per) for g, ids in coll.groups.items()}
 

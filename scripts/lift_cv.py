@@ -46,6 +46,19 @@ def print_group_table(groups: dict[str, GroupScores], settings: list[str]) -> di
     return table
 
 
+Scores = dict[str, dict[str, dict[str, float]]]  # mode -> setting -> question id -> nDCG@10
+
+
+def record(per: Scores, retriever, coll, qid: str, text: str, targets: Sequence[str]) -> None:
+    """Rank ``text`` in each mode as ``retriever`` is set now and keep its
+    nDCG@10 under every setting of ``targets`` (those that rank it so)."""
+    for mode in MODES:
+        hits = retriever.search(text, mode, 100).hits
+        value = coll.ndcg(qid, [(retriever.row_of(h.passage), h.score) for h in hits])
+        for target in targets:
+            per[mode][target][qid] = value
+
+
 def training_gain(
     groups: dict[str, GroupScores], train: list[str], setting: str, mode: str, baseline: str
 ) -> float:

@@ -63,7 +63,7 @@ def score_collection(coll: Collection, source: Path, library, firing: dict[str, 
     holding an unknown word (the only ones ranked again), with those words."""
     corpus_dir = source if source.is_dir() else load_goldset(source).corpus
     retriever = Retriever(load_corpus(corpus_dir, "auto", library), vector_cache=library)
-    per: dict[str, dict[str, dict[str, float]]] = {m: {s: {} for s in SETTINGS} for m in MODES}
+    per: lift_cv.Scores = {m: {s: {} for s in SETTINGS} for m in MODES}
     for qid, text, _ in coll.questions:
         unknown = unknown_words(text, retriever.bm25.params, retriever.bm25.vocab)
         if unknown:
@@ -71,11 +71,7 @@ def score_collection(coll: Collection, source: Path, library, firing: dict[str, 
         for setting in SETTINGS if unknown else [BASELINE]:
             retriever.expansion = GRID[setting]
             targets = [setting] if unknown else SETTINGS
-            for mode in MODES:
-                hits = retriever.search(text, mode, 100).hits
-                value = coll.ndcg(qid, [(retriever.row_of(h.passage), h.score) for h in hits])
-                for target in targets:
-                    per[mode][target][qid] = value
+            lift_cv.record(per, retriever, coll, qid, text, targets)
     retriever.expansion = GRID[BASELINE]
     return {g: GroupScores(ids, per) for g, ids in coll.groups.items()}
 

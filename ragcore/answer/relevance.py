@@ -163,33 +163,39 @@ class Scorer:
     def idf(self, word: str) -> float:
         return math.log((self.n + 1) / (self.df.get(word, 0) + 0.5))
 
+    def _found(self, unit: Unit, part: Part) -> dict[str, bool]:
+        """The part's topic words the unit states, in the part's order: True
+        for one in its text (or a range it states), False for one only in its
+        heading path or its document's name."""
+        words = self.words.get(id(unit))
+        if words is None:  # a unit not among the retrieved ones (a lens mention)
+            words = content_words(unit.text)
+        label = self.labels.get(id(unit), set())
+        found: dict[str, bool] = {}
+        for w in part.words:
+            if w in words or _in_stated_range(w, unit.text):
+                found[w] = True
+            elif w in label:
+                found[w] = False
+        return found
+
     def coverage(self, unit: Unit, part: Part) -> float:
         """The idf-weighted share of the part's topic words the unit states
         (a word only in its heading path counts ``weights.label``)."""
         if not part.words:
             return 0.0
-        words = self.words.get(id(unit))
-        if words is None:  # a unit not among the retrieved ones (a lens mention)
-            words = content_words(unit.text)
-        label = self.labels.get(id(unit), set())
         total = sum(self.idf(w) for w in part.words)
+        # a row's subject is its table's heading: a heading word counted in full there
+        label = 1.0 if unit.kind == "table-row" else self.weights.label
         got = 0.0
-        for w in part.words:
-            if w in words or _in_stated_range(w, unit.text):
-                got += self.idf(w)
-            elif w in label:
-                # a row's subject is its table's heading: counted in full there
-                got += self.idf(w) * (1.0 if unit.kind == "table-row" else self.weights.label)
+        for w, in_text in self._found(unit, part).items():
+            got += self.idf(w) if in_text else self.idf(w) * label
         return got / total if total else 0.0
 
     def stated(self, unit: Unit, part: Part) -> frozenset[str]:
         """The part's topic words the unit states, in its text (or a range it
         states) or in its heading path or document name."""
-        words = self.words.get(id(unit))
-        if words is None:
-            words = content_words(unit.text)
-        label = self.labels.get(id(unit), set())
-        return frozenset(w for w in part.words if w in words or w in label or _in_stated_range(w, unit.text))
+        return frozenset(self._found(unit, part))
 
     def closeness(self, unit: Unit, part: Part) -> float | None:
         """The unit's similarity to the part (sentence level when a similarity

@@ -49,10 +49,10 @@ def shown_rows(block: Mapping[str, Any]) -> list[dict[str, str]]:
     """``summary_rows`` as the page shows them: shares to three places, words
     to one, counts whole, nothing where a row has no figure."""
 
-    def cell(value: object, places: int) -> str:
+    def cell(value: float | None, places: int) -> str:
         if value is None:
             return ""
-        return f"{value:.{places}f}" if isinstance(value, float) and places else str(round(value))  # type: ignore[call-overload]
+        return f"{value:.{places}f}" if places else str(round(value))
 
     out = []
     for row in summary_rows(block):

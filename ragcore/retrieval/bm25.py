@@ -42,7 +42,7 @@ from ..text import (
     search_terms,
 )
 from .bm25_answer_type import AskedType, add_answer_units, asked_type, type_lifted
-from .bm25_counts import Counts, _rank_bm25_idf, bigram_matrix
+from .bm25_counts import Counts, bigram_matrix, rank_bm25_idf
 from .bm25_rows import best_row_scores, continued_headers, table_row_index
 from .bm25_topk import column_sum, search_top_k, top_k
 from .document_names import document_names
@@ -239,7 +239,7 @@ class BM25Index:
         doc_len = np.concatenate(counts.lengths).astype(np.float64) if n_docs else np.zeros(0)
         tf = counts.tf_matrix(n_terms)
         df = np.diff(tf.indptr).astype(np.float64)  # passages containing each term
-        self.idf = _rank_bm25_idf(df, n_docs, self.params.epsilon, df > 0, self.params.floor_zero_idf)
+        self.idf = rank_bm25_idf(df, n_docs, self.params.epsilon, df > 0, self.params.floor_zero_idf)
         avgdl = doc_len.mean() if n_docs and doc_len.sum() > 0 else 1.0
         self.avgdl = np.asarray([avgdl], dtype=np.float64)
         k1, b = self.params.k1, self.params.b

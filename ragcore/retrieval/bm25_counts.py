@@ -88,7 +88,7 @@ class Counts:
         return csr.tocsc()
 
 
-def _rank_bm25_idf(
+def rank_bm25_idf(
     df: np.ndarray, n_docs: int, epsilon: float, observed: np.ndarray, floor_zero: bool = False
 ) -> np.ndarray:
     """rank_bm25's idf: the mean is taken over terms seen in passages, and a

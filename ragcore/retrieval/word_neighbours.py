@@ -42,6 +42,7 @@ MODEL_SUFFIX = "#words"
 SAMPLE_PASSAGES = 50_000  # a bound on the one-off read of a very large collection
 MAX_WORDS = 20_000  # the most frequent terms; about 15 s to embed on two cores, once
 MIN_LETTERS = 3
+_LETTERS = re.compile(r"[^\W\d_]+")  # a run of letters: a question's words, digits and marks left out
 EMBED_BATCH = 64  # single words: small inputs, so a larger batch than passages take
 
 
@@ -68,7 +69,7 @@ def unknown_words(question: str, params: BM25Params, vocab: Mapping[str, int]) -
     """The question's plain words (letters only, not stop words, not names)
     whose BM25 term no passage holds, in order, each once."""
     out: list[str] = []
-    for i, raw in enumerate(re.findall(r"[^\W\d_]+", question)):
+    for i, raw in enumerate(_LETTERS.findall(question)):
         if _is_name(raw, first=not i):
             continue
         tokens = words(raw)
@@ -180,7 +181,9 @@ class WordNeighbours:
         """The collection words searched for ``question``'s unknown words (none when off)."""
         if settings.weight <= 0:
             return []
-        unknown = unknown_words(question, self._params(), self._vocab())
+        return self._neighbours(unknown_words(question, self._params(), self._vocab()), embedder, settings)
+
+    def _neighbours(self, unknown: list[str], embedder: EmbedderLike, settings: Expansion) -> list[Neighbour]:
         if not unknown:
             return []
         table = self.vectors(embedder)
@@ -198,10 +201,11 @@ class WordNeighbours:
         """BM25 terms for ``question``'s unknown words with their query weights
         (``weight x similarity``); what was searched is added to ``notes``. The
         embedder is asked for only when a word is unknown."""
-        if settings.weight <= 0 or not unknown_words(question, self._params(), self._vocab()):
+        unknown = unknown_words(question, self._params(), self._vocab()) if settings.weight > 0 else []
+        if not unknown:
             return []
         try:
-            found = self.expand(question, embedder(), settings)
+            found = self._neighbours(unknown, embedder(), settings)
         except ModelError as exc:  # BM25 still answers, with the words as written
             notes.append(f"unknown words not expanded: {exc}")
             return []

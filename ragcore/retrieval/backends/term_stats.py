@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from ...records import Passage, sha256_hex
-from ..bm25 import BM25Index, BM25Params, _rank_bm25_idf, heading_texts
+from ..bm25 import BM25Index, BM25Params, heading_texts, rank_bm25_idf
 
 FORMAT = 2  # 2: the bodies' total length (``length``), for table-row scoring's average length
 
@@ -124,7 +124,7 @@ class TermStats:
             self.vocab.setdefault(term, len(self.vocab))  # df 0: in the vocabulary, no idf
         df = np.zeros(len(self.vocab), dtype=np.float64)
         df[: len(terms)] = [frequencies.df[t] for t in terms]
-        self.idf = _rank_bm25_idf(df, self.size, params.epsilon, df > 0, params.floor_zero_idf)
+        self.idf = rank_bm25_idf(df, self.size, params.epsilon, df > 0, params.floor_zero_idf)
         mean = frequencies.length / frequencies.n_docs if frequencies.n_docs else 0.0
         self.avgdl = np.asarray([mean or 1.0], dtype=np.float64)  # as BM25Index.avgdl
         self._row_terms: dict[int, np.ndarray] = {}
