@@ -79,6 +79,18 @@ setting: a part's further units must state a topic word that its best unit
 states, when the best unit states any (off, shipped; on). No constant.
 Same objective and ship rule as ``--precision``; output
 ``eval/results/answer-study-subject.json``.
+
+``--anchored`` (session 13, after reading dev-answers-b's answers to its
+unanswerable questions: "How much does HEY for Domains cost per user each
+month?" quotes a 10-K's revenue table, "Do disputes under the mutual NDA go
+to arbitration?" a consultant agreement's arbitration clause, though the
+decision to answer was made on units of documents naming HEY and the NDA)
+grids one rule at the shipped setting: a part that names something (the
+name anchor's own test, ``answerability.anchor``) quotes only units of
+documents naming all it names (off, shipped; on). It moves no decision (the
+anchor already requires one such unit at the threshold), only what is
+quoted. No constant. Written before its run, with the same objective and
+ship rule as ``--precision``; output ``eval/results/answer-study-anchored.json``.
 """
 
 from __future__ import annotations
@@ -99,6 +111,7 @@ sys.path.insert(0, str(ROOT))
 from ragcore.answer.answerability import KindCheck  # noqa: E402
 from ragcore.answer.claims import SUBJECT_COVERAGE  # noqa: E402
 from ragcore.answer.extractive import (  # noqa: E402
+    ANCHORED_QUOTES,
     KEEP_RATIO,
     PER_PART,
     QUOTE_FLOOR,
@@ -125,6 +138,7 @@ GRID = {
     "per_part": (PER_PART,),
     "quote_floor": (QUOTE_FLOOR,),  # --floor: further units must score the threshold too
     "same_subject": (SAME_SUBJECT,),  # --subject: further units must share a topic word with the best
+    "anchored_quotes": (ANCHORED_QUOTES,),  # --anchored: quote only documents naming what the part names
     # session 10 (--phrase): the sentence similarity also read against the
     # part's topic words alone (relevance.Weights.topic_phrase)
     "topic_phrase": (False,),
@@ -284,6 +298,7 @@ def _answer(q: Item, hits: tuple, setting: dict, min_score: float):
         per_part=int(setting.get("per_part", PER_PART)),
         quote_floor=bool(setting.get("quote_floor", QUOTE_FLOOR)),
         same_subject=bool(setting.get("same_subject", SAME_SUBJECT)),
+        anchored_quotes=bool(setting.get("anchored_quotes", ANCHORED_QUOTES)),
         anchor_names=bool(setting.get("anchor_names", True)),
         weights=weights,
         similarity=similarity_for(hits),
@@ -467,9 +482,19 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="grid whether further units must share a topic word with the part's best (session 12)",
     )
+    p.add_argument(
+        "--anchored",
+        action="store_true",
+        help="grid whether a part naming something quotes only documents naming it (session 13)",
+    )
     args = p.parse_args(argv)
     WIDER_K = args.wider_k
     goal = objective
+    if args.anchored:
+        GRID["min_score"] = (1.0,)
+        GRID["anchored_quotes"] = (False, True)
+        GRID["kind"] = (("off", 0.0, 0.0),)
+        goal = precision_objective
     if args.subject:
         GRID["min_score"] = (1.0,)
         GRID["same_subject"] = (False, True)
@@ -538,7 +563,7 @@ def main(argv: list[str] | None = None) -> int:
         "gold": [str(g.relative_to(ROOT) if g.is_relative_to(ROOT) else g) for g in golds],
         "grid": {k: list(v) for k, v in GRID.items()},
         "objective": "3 x answered fact recall + abstention + contradictions found - false contradictions / n"
-        + (" + evidence precision" if args.precision or args.floor or args.subject else ""),
+        + (" + evidence precision" if args.precision or args.floor or args.subject or args.anchored else ""),
     }
     study["in_sample"] = in_sample
     study |= validations(items, settings, cache, args, goal)

@@ -52,6 +52,7 @@ from .disagreement import Disagreement, agreement_words, asks_agreement, disagre
 from .relevance import Part, Scorer, Weights, answer_cue, make_part, states_cue, topic_words
 from .risks import RiskReading, risk_reading
 from .selection import (  # the selection's settings live with it; re-exported for the studies
+    ANCHORED_QUOTES,
     CANDIDATE_RATIO,
     KEEP_RATIO,
     MAX_ROWS,
@@ -199,6 +200,7 @@ def extractive_answer(
     per_part: int = PER_PART,
     quote_floor: bool = QUOTE_FLOOR,
     same_subject: bool = SAME_SUBJECT,
+    anchored_quotes: bool = ANCHORED_QUOTES,
     anchor_names: bool = True,
     passages: Sequence[Passage] | None = None,
     read_risks: bool = True,
@@ -226,7 +228,7 @@ def extractive_answer(
         units,
         parts,
         scorer,
-        (min_score, keep_ratio, per_part, quote_floor, same_subject),
+        (min_score, keep_ratio, per_part, quote_floor, same_subject, anchored_quotes),
         unknown,
         follow_on,
         documents if anchor_names and check_names else None,
@@ -324,14 +326,15 @@ def _select(
     units: Sequence[Unit],
     parts: Sequence[Part],
     scorer: Scorer,
-    limits: tuple[float, float, int, bool, bool],
+    limits: tuple[float, float, int, bool, bool, bool],
     unknown: Sequence[list[str]],
     follow: bool = True,
     documents: Mapping[str, Document] | None = None,
     kind_check: KindCheck = SHIPPED_KIND_CHECK,
 ) -> tuple[list[list[Unit]], list[bool]]:
     """Each part's units, and whether each part is answered; ``limits`` are
-    ``choose``'s (min_score, keep_ratio, per_part, floor, same_subject), the threshold moved per
+    ``choose``'s (min_score, keep_ratio, per_part, floor, same_subject,
+    anchored_quotes), the threshold moved per
     part by ``kind_check``."""
     taken: set[int] = set()
     per_part: list[list[Unit]] = []
@@ -342,7 +345,20 @@ def _select(
             per_part.append([])
             continue
         min_score = _threshold(part, units, scorer, limits[0], kind_check)
-        chosen = choose(units, part, scorer, taken, min_score, *limits[1:], anchored=anchor(part, documents))
+        keep_ratio, most, floor, same_subject, anchored_quotes = limits[1:]
+        chosen = choose(
+            units,
+            part,
+            scorer,
+            taken,
+            min_score,
+            keep_ratio,
+            most,
+            floor,
+            same_subject,
+            anchored=anchor(part, documents),
+            anchored_quotes=anchored_quotes,
+        )
         if follow:
             chosen = with_continuations(chosen, units, taken)
         # a part whose answer another part already quotes ("..., and how much

@@ -23,6 +23,9 @@ QUOTE_FLOOR = False
 # that one states any (measured: scripts/answer_study.py --subject, session 12).
 SAME_SUBJECT = False
 MAX_ROWS = 5  # rows of one table one part may take
+# Whether a part that names something quotes only units of documents naming it
+# (measured: scripts/answer_study.py --anchored, docs/decisions.md section 7, session 13).
+ANCHORED_QUOTES = False
 
 
 def choose(
@@ -36,12 +39,14 @@ def choose(
     floor: bool = QUOTE_FLOOR,
     same_subject: bool = SAME_SUBJECT,
     anchored: Callable[[Unit], bool] | None = None,
+    anchored_quotes: bool = ANCHORED_QUOTES,
 ) -> list[Unit]:
     """The units answering ``part``: its best unit, then up to ``per_part`` in
     all scoring ``keep_ratio`` of it (and, with ``floor``, ``min_score``; with
     ``same_subject``, stating a topic word the best states; a table's rows together); none when no unit scores ``min_score``, or (given
     ``anchored``) none of those that do comes from a document naming what the
-    part names."""
+    part names (and, with ``anchored_quotes``, only units of such documents are
+    quoted)."""
     ranked = sorted(
         (u for u in units if id(u) not in taken),
         key=lambda u: (-scorer.score(u, part), u.hit_rank, u.position),
@@ -50,6 +55,8 @@ def choose(
         return []
     if anchored is not None and not any(anchored(u) for u in ranked if scorer.score(u, part) >= min_score):
         return []  # what scores well comes from documents about something else
+    if anchored is not None and anchored_quotes:
+        ranked = [u for u in ranked if anchored(u)]
     best = scorer.score(ranked[0], part)
     keep = max(keep_ratio * best, min_score if floor else 0.0)
     subject = scorer.stated(ranked[0], part) if same_subject else frozenset()
