@@ -91,6 +91,9 @@ documents naming all it names (off, shipped; on). It moves no decision (the
 anchor already requires one such unit at the threshold), only what is
 quoted. No constant. Written before its run, with the same objective and
 ship rule as ``--precision``; output ``eval/results/answer-study-anchored.json``.
+(Run: chosen on all questions but not in the demo's leave-one-set-out fold,
+so its held-out precision equals the shipped setting's and it stays off;
+docs/decisions.md section 7, session 13.)
 """
 
 from __future__ import annotations

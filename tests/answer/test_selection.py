@@ -42,3 +42,23 @@ def test_floor_keeps_only_units_scoring_the_threshold():
     threshold = sorted(scores)[1]  # between the lowest and the rest
     picked = choose(UNITS, PART, scorer, set(), min_score=threshold, keep_ratio=0.1, floor=True)
     assert _texts(picked) == [u.text for u, s in zip(UNITS, scores, strict=True) if s >= threshold]
+
+
+def test_anchored_quotes_keeps_only_units_of_documents_naming_the_subject():
+    units = [
+        Unit("quote", "Revenue rose to $17,455 a month per user.", "10-k.txt", 1, 1, "", (), 1, 0.9, 1),
+        Unit("quote", "HEY for Domains is billed per user each month.", "hey.md", 2, 2, "", (), 2, 0.7, 2),
+    ]
+    part = make_part("How much does HEY for Domains cost per user each month?")
+    scorer = Scorer(units)
+    assert scorer.score(units[0], part) > scorer.score(units[1], part)
+
+    def names_hey(u: Unit) -> bool:
+        return u.doc == "hey.md"
+
+    loose = choose(units, part, scorer, set(), min_score=0.1, keep_ratio=0.1, anchored=names_hey)
+    assert _texts(loose)[0] == units[0].text  # the decision is anchored; the quotes are not
+    strict = choose(
+        units, part, scorer, set(), min_score=0.1, keep_ratio=0.1, anchored=names_hey, anchored_quotes=True
+    )
+    assert _texts(strict) == [units[1].text]
