@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from . import config, errors
+from .cli_args import positive_int
 from .names import printable, safe_path_name
 
 
@@ -40,7 +41,7 @@ def _add_search_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("question")
     _add_source_args(p)
     p.add_argument("--mode", default=None, choices=MODES, help="retrieval mode (default: hybrid)")
-    p.add_argument("--k", type=int, default=ASK_K, help=f"number of hits (default {ASK_K})")
+    p.add_argument("--k", type=positive_int, default=ASK_K, help=f"number of hits (default {ASK_K})")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     _add_backend_arg(p)
 

@@ -77,3 +77,11 @@ def test_overlong_question_is_refused_before_indexing(tmp_path, capsys, monkeypa
     assert main(["search", "word " * 300, "--corpus", str(tmp_path / "nowhere")]) == 2
     err = capsys.readouterr().err
     assert "limited to 1,000 characters" in err and "no such folder" not in err
+
+
+@pytest.mark.parametrize("k", ["0", "-3", "ten"])
+def test_a_k_that_asks_for_nothing_is_refused(fresh_home, capsys, k) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["search", "refund", "--corpus", str(DEMO), "--k", k])
+    assert exit_.value.code == 2
+    assert "--k" in capsys.readouterr().err

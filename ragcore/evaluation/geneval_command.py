@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ragcore import config
+from ragcore.cli_args import positive_int
 from ragcore.errors import RagcoreError
 from ragcore.evaluation.generation import load_topics, save_run
 from ragcore.evaluation.generation_figures import GenerationFigures, generation_figures
@@ -36,7 +37,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--collection", default="uploads", help="collection in --library (default: uploads)")
     p.add_argument("--chunking", default="auto", choices=["auto", "heading", "sentence", "whole"])
     p.add_argument("--mode", default="hybrid", choices=["bm25", "dense", "hybrid"], help="retrieval mode")
-    p.add_argument("--k", type=int, default=8, help="passages per prompt (default 8, as the Ask page)")
+    p.add_argument(
+        "--k", type=positive_int, default=8, help="passages per prompt (default 8, as the Ask page)"
+    )
     p.add_argument("--n-short", type=int, default=3, help="short-answer items per topic (default 3)")
     p.add_argument("--n-mcq", type=int, default=3, help="multiple-choice items per topic (default 3)")
     p.add_argument(
