@@ -113,15 +113,10 @@ sys.path.insert(0, str(ROOT))
 
 from ragcore.answer.answerability import KindCheck  # noqa: E402
 from ragcore.answer.claims import SUBJECT_COVERAGE  # noqa: E402
-from ragcore.answer.extractive import (  # noqa: E402
-    ANCHORED_QUOTES,
-    KEEP_RATIO,
-    PER_PART,
-    QUOTE_FLOOR,
-    SAME_SUBJECT,
-    extractive_answer,
-)
+from ragcore.answer.extractive import extractive_answer  # noqa: E402
 from ragcore.answer.relevance import Weights  # noqa: E402
+from ragcore.answer.selection import SHIPPED_QUOTING as SHIPPED  # noqa: E402
+from ragcore.answer.selection import Quoting  # noqa: E402
 from ragcore.answer.semantic import similarity_for  # noqa: E402
 from ragcore.evaluation.answer_run import ASK_K  # noqa: E402
 from ragcore.evaluation.answers import aggregate, score_answer  # noqa: E402
@@ -137,11 +132,11 @@ GRID = {
     "cue": (0.3,),
     "dense": (1.5,),
     "subject_coverage": (SUBJECT_COVERAGE,),
-    "keep_ratio": (KEEP_RATIO,),
-    "per_part": (PER_PART,),
-    "quote_floor": (QUOTE_FLOOR,),  # --floor: further units must score the threshold too
-    "same_subject": (SAME_SUBJECT,),  # --subject: further units must share a topic word with the best
-    "anchored_quotes": (ANCHORED_QUOTES,),  # --anchored: quote only documents naming what the part names
+    "keep_ratio": (SHIPPED.keep_ratio,),
+    "per_part": (SHIPPED.per_part,),
+    "quote_floor": (SHIPPED.floor,),  # --floor: further units must score the threshold too
+    "same_subject": (SHIPPED.same_subject,),  # --subject: further units must share a topic word with the best
+    "anchored_quotes": (SHIPPED.anchored,),  # --anchored: quote only documents naming what the part names
     # session 10 (--phrase): the sentence similarity also read against the
     # part's topic words alone (relevance.Weights.topic_phrase)
     "topic_phrase": (False,),
@@ -297,11 +292,13 @@ def _answer(q: Item, hits: tuple, setting: dict, min_score: float):
         documents=q.documents,
         min_score=min_score,
         subject_coverage=setting["subject_coverage"],
-        keep_ratio=setting.get("keep_ratio", KEEP_RATIO),
-        per_part=int(setting.get("per_part", PER_PART)),
-        quote_floor=bool(setting.get("quote_floor", QUOTE_FLOOR)),
-        same_subject=bool(setting.get("same_subject", SAME_SUBJECT)),
-        anchored_quotes=bool(setting.get("anchored_quotes", ANCHORED_QUOTES)),
+        quoting=Quoting(
+            keep_ratio=setting.get("keep_ratio", SHIPPED.keep_ratio),
+            per_part=int(setting.get("per_part", SHIPPED.per_part)),
+            floor=bool(setting.get("quote_floor", SHIPPED.floor)),
+            same_subject=bool(setting.get("same_subject", SHIPPED.same_subject)),
+            anchored=bool(setting.get("anchored_quotes", SHIPPED.anchored)),
+        ),
         anchor_names=bool(setting.get("anchor_names", True)),
         weights=weights,
         similarity=similarity_for(hits),

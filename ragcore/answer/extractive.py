@@ -52,13 +52,10 @@ from .disagreement import Disagreement, agreement_words, asks_agreement, disagre
 from .relevance import Part, Scorer, Weights, answer_cue, make_part, states_cue, topic_words
 from .risks import RiskReading, risk_reading
 from .selection import (  # the selection's settings live with it; re-exported for the studies
-    ANCHORED_QUOTES,
     CANDIDATE_RATIO,
-    KEEP_RATIO,
     MAX_ROWS,
-    PER_PART,
-    QUOTE_FLOOR,
-    SAME_SUBJECT,
+    SHIPPED_QUOTING,
+    Quoting,
     choose,
 )
 from .semantic import Similarity
@@ -196,11 +193,7 @@ def extractive_answer(
     check_names: bool = True,
     subject_coverage: float = SUBJECT_COVERAGE,
     follow_on: bool = True,
-    keep_ratio: float = KEEP_RATIO,
-    per_part: int = PER_PART,
-    quote_floor: bool = QUOTE_FLOOR,
-    same_subject: bool = SAME_SUBJECT,
-    anchored_quotes: bool = ANCHORED_QUOTES,
+    quoting: Quoting = SHIPPED_QUOTING,
     anchor_names: bool = True,
     passages: Sequence[Passage] | None = None,
     read_risks: bool = True,
@@ -228,7 +221,8 @@ def extractive_answer(
         units,
         parts,
         scorer,
-        (min_score, keep_ratio, per_part, quote_floor, same_subject, anchored_quotes),
+        min_score,
+        quoting,
         unknown,
         follow_on,
         documents if anchor_names and check_names else None,
@@ -326,16 +320,15 @@ def _select(
     units: Sequence[Unit],
     parts: Sequence[Part],
     scorer: Scorer,
-    limits: tuple[float, float, int, bool, bool, bool],
+    min_score: float,
+    quoting: Quoting,
     unknown: Sequence[list[str]],
     follow: bool = True,
     documents: Mapping[str, Document] | None = None,
     kind_check: KindCheck = SHIPPED_KIND_CHECK,
 ) -> tuple[list[list[Unit]], list[bool]]:
-    """Each part's units, and whether each part is answered; ``limits`` are
-    ``choose``'s (min_score, keep_ratio, per_part, floor, same_subject,
-    anchored_quotes), the threshold moved per
-    part by ``kind_check``."""
+    """Each part's units, and whether each part is answered (``choose`` with
+    ``min_score``, moved per part by ``kind_check``, and ``quoting``)."""
     taken: set[int] = set()
     per_part: list[list[Unit]] = []
     answered: list[bool] = []
@@ -344,27 +337,14 @@ def _select(
             answered.append(False)
             per_part.append([])
             continue
-        min_score = _threshold(part, units, scorer, limits[0], kind_check)
-        keep_ratio, most, floor, same_subject, anchored_quotes = limits[1:]
-        chosen = choose(
-            units,
-            part,
-            scorer,
-            taken,
-            min_score,
-            keep_ratio,
-            most,
-            floor,
-            same_subject,
-            anchored=anchor(part, documents),
-            anchored_quotes=anchored_quotes,
-        )
+        threshold = _threshold(part, units, scorer, min_score, kind_check)
+        chosen = choose(units, part, scorer, taken, threshold, quoting, anchored=anchor(part, documents))
         if follow:
             chosen = with_continuations(chosen, units, taken)
         # a part whose answer another part already quotes ("..., and how much
         # is it?") is answered, with nothing more to add
         answered.append(
-            bool(chosen) or any(scorer.score(u, part) >= min_score for u in units if id(u) in taken)
+            bool(chosen) or any(scorer.score(u, part) >= threshold for u in units if id(u) in taken)
         )
         taken.update(id(u) for u in chosen)
         per_part.append(chosen)

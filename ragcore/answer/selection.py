@@ -1,11 +1,12 @@
 """Which units answer one part of a question: its best unit and the further
-units kept beside it (``choose``), with the settings that decide how many.
-Chosen by cross-validation (docs/decisions.md section 7); read by
-``extractive``."""
+units kept beside it (``choose``), with the settings that decide how many
+(``Quoting``). Chosen by cross-validation (docs/decisions.md section 7); read
+by ``extractive``."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from .relevance import Part, Scorer
 from .units import Unit
@@ -22,10 +23,29 @@ QUOTE_FLOOR = False
 # Whether a part's further units must state a topic word its best unit states, when
 # that one states any (measured: scripts/answer_study.py --subject, session 12).
 SAME_SUBJECT = False
-MAX_ROWS = 5  # rows of one table one part may take
 # Whether a part that names something quotes only units of documents naming it
 # (measured: scripts/answer_study.py --anchored, docs/decisions.md section 7, session 13).
 ANCHORED_QUOTES = False
+MAX_ROWS = 5  # rows of one table one part may take
+
+
+@dataclass(frozen=True)
+class Quoting:
+    """What a part quotes beside its best unit: further units while they score
+    ``keep_ratio`` of the best, at most ``per_part`` (a table's rows count
+    once), and with the measured rules that would quote fewer: ``floor`` (they
+    must also score the answer threshold), ``same_subject`` (they must state a
+    topic word the best states) and ``anchored`` (a part naming something
+    quotes only documents naming it). Defaults are the shipped settings."""
+
+    keep_ratio: float = KEEP_RATIO
+    per_part: int = PER_PART
+    floor: bool = QUOTE_FLOOR
+    same_subject: bool = SAME_SUBJECT
+    anchored: bool = ANCHORED_QUOTES
+
+
+SHIPPED_QUOTING = Quoting()
 
 
 def choose(
@@ -34,19 +54,13 @@ def choose(
     scorer: Scorer,
     taken: set[int],
     min_score: float,
-    keep_ratio: float = KEEP_RATIO,
-    per_part: int = PER_PART,
-    floor: bool = QUOTE_FLOOR,
-    same_subject: bool = SAME_SUBJECT,
+    quoting: Quoting = SHIPPED_QUOTING,
     anchored: Callable[[Unit], bool] | None = None,
-    anchored_quotes: bool = ANCHORED_QUOTES,
 ) -> list[Unit]:
-    """The units answering ``part``: its best unit, then up to ``per_part`` in
-    all scoring ``keep_ratio`` of it (and, with ``floor``, ``min_score``; with
-    ``same_subject``, stating a topic word the best states; a table's rows together); none when no unit scores ``min_score``, or (given
-    ``anchored``) none of those that do comes from a document naming what the
-    part names (and, with ``anchored_quotes``, only units of such documents are
-    quoted)."""
+    """The units answering ``part`` (none taken yet): its best unit and the
+    further ones ``quoting`` keeps, a table's rows together in the table's
+    order; none when no unit scores ``min_score``, or (given ``anchored``)
+    none of those that do comes from a document naming what the part names."""
     ranked = sorted(
         (u for u in units if id(u) not in taken),
         key=lambda u: (-scorer.score(u, part), u.hit_rank, u.position),
@@ -55,15 +69,20 @@ def choose(
         return []
     if anchored is not None and not any(anchored(u) for u in ranked if scorer.score(u, part) >= min_score):
         return []  # what scores well comes from documents about something else
-    if anchored is not None and anchored_quotes:
+    if anchored is not None and quoting.anchored:
         ranked = [u for u in ranked if anchored(u)]
+    return _in_table_order(_keep(ranked, part, scorer, min_score, quoting))
+
+
+def _keep(
+    ranked: Sequence[Unit], part: Part, scorer: Scorer, min_score: float, quoting: Quoting
+) -> list[Unit]:
+    """The best of ``ranked`` and the further units ``quoting`` keeps beside it."""
     best = scorer.score(ranked[0], part)
-    keep = max(keep_ratio * best, min_score if floor else 0.0)
-    subject = scorer.stated(ranked[0], part) if same_subject else frozenset()
+    keep = max(quoting.keep_ratio * best, min_score if quoting.floor else 0.0)
+    subject = scorer.stated(ranked[0], part) if quoting.same_subject else frozenset()
     picked: list[Unit] = [ranked[0]]
-    rows: dict[str, int] = {}
-    if ranked[0].table:
-        rows[ranked[0].table] = 1
+    rows: dict[str, int] = {ranked[0].table: 1} if ranked[0].table else {}
     for u in ranked[1:]:
         if scorer.score(u, part) < keep:
             break
@@ -74,12 +93,16 @@ def choose(
                 rows[u.table] += 1
                 picked.append(u)
             continue
-        if len({p.table or id(p) for p in picked}) >= per_part:
+        if len({p.table or id(p) for p in picked}) >= quoting.per_part:
             continue
         if u.table:
             rows[u.table] = 1
         picked.append(u)
-    # rows of one table in the table's order, where its best row ranked
+    return picked
+
+
+def _in_table_order(picked: Sequence[Unit]) -> list[Unit]:
+    """``picked`` with each table's rows together, in the table's order, where its best row ranked."""
     out: list[Unit] = []
     for u in picked:
         if u.table is None:

@@ -2,7 +2,7 @@
 it, and the two measured (off) rules that would keep fewer."""
 
 from ragcore.answer.relevance import Scorer, make_part
-from ragcore.answer.selection import choose
+from ragcore.answer.selection import Quoting, choose
 from ragcore.answer.units import Unit
 
 
@@ -24,7 +24,7 @@ def _texts(units: list[Unit]) -> list[str]:
 
 def test_further_units_scoring_the_keep_ratio_are_kept():
     scorer = Scorer(UNITS)
-    picked = choose(UNITS, PART, scorer, set(), min_score=0.5, keep_ratio=0.1)
+    picked = choose(UNITS, PART, scorer, set(), min_score=0.5, quoting=Quoting(keep_ratio=0.1))
     assert _texts(picked) == _texts(UNITS)
 
 
@@ -32,7 +32,9 @@ def test_same_subject_drops_a_unit_sharing_no_topic_word_with_the_best():
     scorer = Scorer(UNITS)
     assert scorer.stated(UNITS[0], PART) & scorer.stated(UNITS[1], PART)
     assert not scorer.stated(UNITS[2], PART)
-    picked = choose(UNITS, PART, scorer, set(), min_score=0.5, keep_ratio=0.1, same_subject=True)
+    picked = choose(
+        UNITS, PART, scorer, set(), min_score=0.5, quoting=Quoting(keep_ratio=0.1, same_subject=True)
+    )
     assert _texts(picked) == _texts(UNITS[:2])
 
 
@@ -40,7 +42,9 @@ def test_floor_keeps_only_units_scoring_the_threshold():
     scorer = Scorer(UNITS)
     scores = [scorer.score(u, PART) for u in UNITS]
     threshold = sorted(scores)[1]  # between the lowest and the rest
-    picked = choose(UNITS, PART, scorer, set(), min_score=threshold, keep_ratio=0.1, floor=True)
+    picked = choose(
+        UNITS, PART, scorer, set(), min_score=threshold, quoting=Quoting(keep_ratio=0.1, floor=True)
+    )
     assert _texts(picked) == [u.text for u, s in zip(UNITS, scores, strict=True) if s >= threshold]
 
 
@@ -56,9 +60,17 @@ def test_anchored_quotes_keeps_only_units_of_documents_naming_the_subject():
     def names_hey(u: Unit) -> bool:
         return u.doc == "hey.md"
 
-    loose = choose(units, part, scorer, set(), min_score=0.1, keep_ratio=0.1, anchored=names_hey)
+    loose = choose(
+        units, part, scorer, set(), min_score=0.1, quoting=Quoting(keep_ratio=0.1), anchored=names_hey
+    )
     assert _texts(loose)[0] == units[0].text  # the decision is anchored; the quotes are not
     strict = choose(
-        units, part, scorer, set(), min_score=0.1, keep_ratio=0.1, anchored=names_hey, anchored_quotes=True
+        units,
+        part,
+        scorer,
+        set(),
+        min_score=0.1,
+        quoting=Quoting(keep_ratio=0.1, anchored=True),
+        anchored=names_hey,
     )
     assert _texts(strict) == [units[1].text]
