@@ -240,11 +240,7 @@ def extractive_answer(
         # really include unlimited workflows?"), whatever the best unit scores
         answered = [True] * len(parts)
     if not any(answered):
-        pairs = _declined(units, parts, scorer, names)
-        sentences = [
-            AnswerSentence(s.text, (cites.cite(u),), s.kind) if u is not None else s for s, u in pairs
-        ]
-        return _finish(sentences, cites, reason)
+        return _declined_answer(_declined(units, parts, scorer, names), cites, reason)
     agreement = asks_agreement(question)
     extra = (
         _about_question(lens_conflicts(lens), question, scorer, subject_coverage)
@@ -256,6 +252,14 @@ def extractive_answer(
     sentences = _answer_sentences(
         parts, per_part_units, answered, cites, max_sentences, pointed + extra, agreement, weighs, near
     )
+    return _finish(sentences, cites, reason)
+
+
+def _declined_answer(
+    pairs: Sequence[tuple[AnswerSentence, Unit | None]], cites: _Citations, reason: str
+) -> Answer:
+    """The declined answer: what it cannot say, then the closest units as related, cited."""
+    sentences = [AnswerSentence(s.text, (cites.cite(u),), s.kind) if u is not None else s for s, u in pairs]
     return _finish(sentences, cites, reason)
 
 
