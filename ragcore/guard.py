@@ -15,6 +15,7 @@ of swapping the host. Either way the caller gets
 The child is a fresh interpreter (``subprocess``, not ``fork``): forking a
 multi-threaded Streamlit server is unsafe, and the child needs no state of
 the parent. It gets a minimal environment, so provider keys never reach it.
+Its side lives in ``guard_worker``; what crosses the pipes, in ``guard_wire``.
 
 Text files get the same worker as PDFs: decoding is linear, but chunking a
 hostile Markdown file was once quadratic (200,000 empty headings: 45 s), and
@@ -43,6 +44,7 @@ from pathlib import Path
 
 from . import errors
 from .documents import kind_of, load_bytes
+from .guard_wire import READY, document_from_json, document_to_json, passage_from_row
 from .parallel_pdf import parse_pdf_in_parts, parts_for
 from .records import Document, Passage
 
@@ -57,7 +59,6 @@ MAX_LINE_BYTES = 1_000_000  # a text file's longest line
 _ROOT = str(Path(__file__).resolve().parents[1])
 # Variables the worker may see: enough to run Python, nothing secret.
 _ENV_KEEP = re.compile(r"^(PATH|LANG|LC_\w+|TZ|TMPDIR|TEMP|TMP|SYSTEMROOT|PYTHONHASHSEED|VIRTUAL_ENV)$")
-_READY = b"ready\n"
 
 
 @dataclass(frozen=True)
@@ -197,7 +198,7 @@ def chunk_in_worker(
 ) -> Parsed:
     """Cut a parsed document into passages in a worker (``proc``, when one was
     started for it), under the limits."""
-    payload = json.dumps(_document_to(doc)).encode("utf-8")
+    payload = json.dumps(document_to_json(doc)).encode("utf-8")
     out, err, code = _run_worker(
         payload, doc.name, ["chunk", chunking], timeout_s, memory_bytes, "chunking", proc
     )
@@ -315,9 +316,7 @@ def highlight_guarded(
 
 def _spawn_worker(name: str, args: list[str], timeout_s: float, memory_bytes: int) -> subprocess.Popen:
     """A worker process, started; it waits for its input once its imports are done."""
-    code = (
-        f"import sys; sys.path.insert(0, {_ROOT!r}); from ragcore.guard import _worker_main; _worker_main()"
-    )
+    code = f"import sys; sys.path.insert(0, {_ROOT!r}); from ragcore.guard_worker import worker_main; worker_main()"
     cpu_s = int(timeout_s) + 2  # a backstop should the parent vanish; the wall clock is the limit
     return subprocess.Popen(
         [sys.executable, "-c", code, name, str(int(memory_bytes)), str(cpu_s), *args],
@@ -362,14 +361,14 @@ def _await_ready(proc: subprocess.Popen, name: str) -> None:
     fd = proc.stdout.fileno()
     deadline = time.monotonic() + STARTUP_TIMEOUT_S
     got = b""
-    while len(got) < len(_READY):
+    while len(got) < len(READY):
         left = deadline - time.monotonic()
         ready, _, _ = select.select([fd], [], [], max(0.0, left))
         if not ready:
             raise errors.ParseLimitExceeded(
                 name, f"the parsing worker did not start within {STARTUP_TIMEOUT_S:g} s"
             )
-        chunk = os.read(fd, len(_READY) - len(got))
+        chunk = os.read(fd, len(READY) - len(got))
         if not chunk:
             err = proc.stderr.read().decode("utf-8", "replace").strip().splitlines()
             raise errors.DocumentError(
@@ -384,9 +383,9 @@ def _result(out: bytes, err: bytes, code: int, name: str, memory_bytes: int) -> 
     except (UnicodeDecodeError, json.JSONDecodeError):
         msg = None
     if isinstance(msg, dict) and "document" in msg:
-        doc = _document_from(msg["document"])
+        doc = document_from_json(msg["document"])
         rows = msg.get("passages")
-        return Parsed(doc, None if rows is None else [_passage_from(doc, row) for row in rows])
+        return Parsed(doc, None if rows is None else [passage_from_row(doc, row) for row in rows])
     if isinstance(msg, dict) and "error" in msg:
         cls = getattr(errors, str(msg["error"]), None)
         if not (isinstance(cls, type) and issubclass(cls, errors.DocumentError)):
@@ -405,139 +404,8 @@ def _result(out: bytes, err: bytes, code: int, name: str, memory_bytes: int) -> 
     )
 
 
-def _document_to(doc: Document) -> dict[str, object]:
-    return {
-        "name": doc.name,
-        "title": doc.title,
-        "kind": doc.kind,
-        "text": doc.text,
-        "content_hash": doc.content_hash,
-        "size_bytes": doc.size_bytes,
-        "line_pages": list(doc.line_pages),
-        "control_lines": list(doc.control_lines) if doc.control_lines else None,
-    }
-
-
-def _document_from(d: dict) -> Document:
-    return Document(
-        name=d["name"],
-        title=d["title"],
-        kind=d["kind"],
-        text=d["text"],
-        content_hash=d["content_hash"],
-        size_bytes=d["size_bytes"],
-        line_pages=tuple(d["line_pages"]),
-        control_lines=tuple(d["control_lines"]) if d["control_lines"] else None,
-    )
-
-
-def _passage_to(p: Passage) -> list[object]:
-    # The text is not sent: it is the document's text between the offsets.
-    return [p.index, p.first_line, p.last_line, p.start, p.end, p.label, list(p.pages), p.chunking]
-
-
-def _passage_from(doc: Document, row: list) -> Passage:
-    index, first, last, start, end, label, pages, chunking = row
-    return Passage(
-        doc=doc.name,
-        index=index,
-        first_line=first,
-        last_line=last,
-        start=start,
-        end=end,
-        label=label,
-        text=doc.text[start:end],
-        pages=tuple(pages),
-        chunking=chunking,
-    )
-
-
 def _memory_message(memory_bytes: int) -> str:
     return (
         f"parsing needed more than the {_mb(memory_bytes)} memory limit and was stopped; the file is too "
         "large or too complex (split it, or save it again in a simpler form)"
     )
-
-
-def _worker_main() -> None:
-    """The child: set limits, say ready, read the input, do the task, answer."""
-    name, memory_bytes, cpu_s, task, arg = (
-        sys.argv[1],
-        int(sys.argv[2]),
-        int(sys.argv[3]),
-        sys.argv[4],
-        sys.argv[5],
-    )
-    import pypdf  # noqa: F401 - imported before the limits and the ready signal: start-up is not parse time
-
-    from .chunking import chunk_document
-    from .pdf_marks import highlight_pdf_page
-
-    out_of_memory = b'{"limit": "memory"}'  # made before the cap, so it can always be sent
-    try:
-        import resource
-
-        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
-    except (ImportError, ValueError, OSError):
-        pass  # no rlimits on this platform: the wall clock still holds
-    out = sys.stdout.buffer
-    out.write(_READY)
-    out.flush()
-    if task == "highlight":
-        try:
-            head, _, data = sys.stdin.buffer.read().partition(b"\n")
-            marked = highlight_pdf_page(data, int(arg), json.loads(head))
-            payload = b"N" if marked is None else b"P" + marked
-        except MemoryError:
-            payload = out_of_memory
-        out.write(payload)
-        out.flush()
-        return
-    if task == "pdfpages":
-        from .parallel_pdf import pages_task
-
-        payload = pages_task(name, arg)
-    elif task == "chunk":
-        payload = _chunk_task(arg, chunk_document)
-    else:
-        payload = _parse_task(name, arg or None, chunk_document)
-    out.write(payload or out_of_memory)
-    out.flush()
-
-
-def _chunk_task(chunking: str, chunk_document: Callable[[Document, str], list[Passage]]) -> bytes:
-    """Chunk the document (JSON) on stdin; the JSON reply (b"" when out of memory)."""
-    try:
-        doc = _document_from(json.loads(sys.stdin.buffer.read()))
-        reply: dict[str, object] = {
-            "document": _document_to(doc),
-            "passages": [_passage_to(p) for p in chunk_document(doc, chunking)],
-        }
-        return json.dumps(reply).encode("utf-8")
-    except MemoryError:
-        return b""
-
-
-def _parse_task(
-    name: str, chunking: str | None, chunk_document: Callable[[Document, str], list[Passage]]
-) -> bytes:
-    """Read, parse and chunk the file on stdin; the JSON reply (b"" when out of memory)."""
-    data = b""
-    try:
-        data = sys.stdin.buffer.read()
-        doc = load_bytes(data, name)
-        reply: dict[str, object] = {"document": _document_to(doc)}
-        if chunking is not None:
-            reply["passages"] = [_passage_to(p) for p in chunk_document(doc, chunking)]
-    except errors.DocumentError as exc:
-        reply = {"error": type(exc).__name__, "reason": exc.reason}
-    except MemoryError:
-        reply = {"limit": "memory"}
-    except Exception as exc:  # a loader bug: report it, do not die silently
-        reply = {"crash": f"{type(exc).__name__}: {exc}"[:300]}
-    del data
-    try:
-        return json.dumps(reply).encode("utf-8")
-    except MemoryError:
-        return b""
