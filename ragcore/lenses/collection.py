@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from ragcore.lenses.money.amounts import _AMOUNT
-from ragcore.lenses.risk import _TERM
+from ragcore.lenses.risk_terms import TERM_PATTERN
 from ragcore.records import Hit, Passage
 from ragcore.retrieval.bm25 import BM25Index
 from ragcore.text import tokenize
@@ -41,7 +41,7 @@ def can_read(kind: str, text: str) -> bool:
     if kind == "money":
         return _AMOUNT.search(text) is not None
     if kind == "risk":
-        return _TERM.search(text) is not None or _COMMITMENT_WORD.search(text) is not None
+        return TERM_PATTERN.search(text) is not None or _COMMITMENT_WORD.search(text) is not None
     return False
 
 
