@@ -66,8 +66,6 @@ DEFAULT_REASON = "no model configured"
 NOT_COVERED = "The loaded documents do not answer this question."
 RELATED_INTRO = "Closest passages, not an answer:"
 NOTHING_RETRIEVED = "Nothing was retrieved for this question, so there is nothing to answer from."
-# Kept for callers of the former answer; dense similarity now enters the score.
-DENSE_MIN_SCORE = 0.30
 MAX_SENTENCES = 6
 # A part is answered when its best unit scores at least this much; chosen on
 # the demo and the ../shared development gold sets together, with two-fold,
@@ -186,7 +184,6 @@ def extractive_answer(
     reason: str = DEFAULT_REASON,
     documents: Mapping[str, Document] | None = None,
     max_sentences: int = MAX_SENTENCES,
-    dense_min_score: float = DENSE_MIN_SCORE,
     min_score: float = ANSWER_MIN_SCORE,
     weights: Weights | None = None,
     similarity: Similarity | None = None,
@@ -208,7 +205,6 @@ def extractive_answer(
     its documents' commitments and limitations (``risks``; off with
     ``read_risks=False``).
     """
-    del dense_min_score  # dense similarity is part of the score now
     if max_sentences < 1:
         raise ValueError(f"max_sentences must be at least 1, not {max_sentences}")
     if not hits:
@@ -217,20 +213,10 @@ def extractive_answer(
     scorer = Scorer(units, weights or Weights(), similarity)
     parts = question_parts(question)
     unknown = _unknown_names(parts, documents, units) if check_names else [[] for _ in parts]
-    per_part_units, answered = _select(
-        units,
-        parts,
-        scorer,
-        min_score,
-        quoting,
-        unknown,
-        follow_on,
-        documents if anchor_names and check_names else None,
-        kind_check,
-    )
+    anchors = documents if anchor_names and check_names else None
+    selected = _select(units, parts, scorer, min_score, quoting, unknown, follow_on, anchors, kind_check)
     reading = risk_reading(question, documents, passages) if read_risks and check_names else None
-    if reading is not None:
-        per_part_units, answered = _with_risks(reading, per_part_units, answered)
+    per_part_units, answered = selected if reading is None else _with_risks(reading, *selected)
     cites = _Citations()
     chosen = [u for us in per_part_units for u in us]
     names = sorted({n for ns in unknown for n in ns})
@@ -241,16 +227,9 @@ def extractive_answer(
         answered = [True] * len(parts)
     if not any(answered):
         return _declined_answer(_declined(units, parts, scorer, names), cites, reason)
-    agreement = asks_agreement(question)
-    extra = (
-        _about_question(lens_conflicts(lens), question, scorer, subject_coverage)
-        if lens is not None and agreement
-        else []
-    )
-    weighs = agreement or is_yes_no(question)
-    near = _near(units, parts, scorer, chosen) if weighs else []
-    sentences = _answer_sentences(
-        parts, per_part_units, answered, cites, max_sentences, pointed + extra, agreement, weighs, near
+    extra = _lens_conflicts(question, lens, scorer, subject_coverage)
+    sentences = _stated(
+        question, units, parts, scorer, (per_part_units, answered), cites, max_sentences, [*pointed, *extra]
     )
     return _finish(sentences, cites, reason)
 
@@ -261,6 +240,37 @@ def _declined_answer(
     """The declined answer: what it cannot say, then the closest units as related, cited."""
     sentences = [AnswerSentence(s.text, (cites.cite(u),), s.kind) if u is not None else s for s, u in pairs]
     return _finish(sentences, cites, reason)
+
+
+def _lens_conflicts(
+    question: str, lens: Lens | None, scorer: Scorer, subject_coverage: float
+) -> list[Disagreement]:
+    """The lens's conflicts about the question's subject, when it asks whether sources agree."""
+    if lens is None or not asks_agreement(question):
+        return []
+    return _about_question(lens_conflicts(lens), question, scorer, subject_coverage)
+
+
+def _stated(
+    question: str,
+    units: Sequence[Unit],
+    parts: Sequence[Part],
+    scorer: Scorer,
+    selected: tuple[Sequence[list[Unit]], Sequence[bool]],
+    cites: _Citations,
+    budget: int,
+    disagreements: Sequence[Disagreement],
+) -> list[AnswerSentence]:
+    """The sentences of an answer that answers: each part's units (``selected``:
+    per part, its units and whether it is answered) and ``disagreements``; a
+    question that weighs sources (agreement, yes/no) also reads the units
+    near each part's best for the other side of a contradiction."""
+    per_part, answered = selected
+    agreement = asks_agreement(question)
+    weighs = agreement or is_yes_no(question)
+    chosen = [u for us in per_part for u in us]
+    near = _near(units, parts, scorer, chosen) if weighs else []
+    return _answer_sentences(parts, per_part, answered, cites, budget, disagreements, agreement, weighs, near)
 
 
 _MONEY_WORDS = topic_words(

@@ -377,23 +377,12 @@ def extract_figures(
         raw = text[amt.start : amt.stop].strip()
         # a table row's stance is its own ("We expect ..." before the table is not the row's)
         stance = _stance(text, amt if table is None and row is None else replace(amt, sentence=amt.line))
+        # one match per value the amount states ("$8 and $12"), each at its own offsets
+        like = FigureMatch(
+            0.0, amt.currency, period, raw, 0, 0, subject, billing, *phrase[:2], marks[k], stance
+        )
         found.extend(
-            FigureMatch(
-                value,
-                amt.currency,
-                period,
-                raw,
-                a,
-                b,
-                subject,
-                billing,
-                *phrase[:2],
-                marks[k],
-                stance,
-                title,
-                entity,
-            )
-            for value, a, b in amt.values
+            replace(like, amount=v, start=a, end=b, table=title, entity=entity) for v, a, b in amt.values
         )
         prev_base, prev_billing = base, billing
     return found
