@@ -1,5 +1,7 @@
 """Print Markdown tables of the stored evaluation runs (eval/results/*.json),
-the figures the README quotes.
+the figures the README quotes, and the held-out table of the shipped
+procedure (eval/results/heldout-default.json, scripts/prf_parts_study.py
+--heldout) the README quotes first.
 
     python scripts/results_table.py
 """
@@ -11,6 +13,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
+HELDOUT = ROOT / "eval" / "results" / "heldout-default.json"
 RUNS = ["demo", "cranfield", "cisi", "vaswani"]
 METRICS = ["ndcg@10", "mrr@10", "recall@10", "success@10"]
 
@@ -47,6 +51,11 @@ def main() -> int:
                     f"| {name} | {c['a']} − {c['b']} | {c['diff']:+.3f} [{c['ci_low']:+.3f}, {c['ci_high']:+.3f}] "
                     f"| {c['d_z']:.2f} | {ptxt} |"
                 )
+    if HELDOUT.is_file():
+        from fusion_cv import summary_table
+
+        print()
+        print(summary_table(json.loads(HELDOUT.read_text(encoding="utf-8"))), end="")
     return 0
 
 

@@ -47,8 +47,9 @@ def show(study: HeldOutStudy | None) -> None:
     st.header("Held out")
     if study is None:
         st.info(
-            "No cross-validation result is stored (eval/results/fusion-cv.json). "
-            "Make one with `python scripts/fusion_study.py --cv`."
+            "No cross-validation result is stored (eval/results/heldout-default.json or fusion-cv.json). "
+            "Make one with `python scripts/prf_parts_study.py --heldout eval/results/heldout-default.json` "
+            "(the shipped procedure) or `python scripts/fusion_study.py --cv` (the gate alone)."
         )
         return
     st.caption(

@@ -22,7 +22,9 @@ from ..store import Library
 from .common import DEMO_COLLECTION, EVAL_DIR, REPO_ROOT, RESULTS_DIR, check_chunking, safe_name
 from .indexes import Indexes
 
-HELDOUT_FILE = "fusion-cv.json"  # written by scripts/fusion_study.py --cv
+# The shipped default's whole procedure held out (scripts/prf_parts_study.py --heldout),
+# else the fusion study's gate without its later steps (scripts/fusion_study.py --cv).
+HELDOUT_FILES = ("heldout-default.json", "fusion-cv.json")
 
 
 @dataclass(frozen=True)
@@ -73,9 +75,9 @@ class Evaluations:
         return out
 
     def heldout(self) -> HeldOutStudy | None:
-        """The default ranker's cross-validated figures (``fusion-cv.json``), if stored."""
-        path = self.results_dir / HELDOUT_FILE
-        if not path.is_file():
+        """The default ranker's cross-validated figures (the first of ``HELDOUT_FILES``), if stored."""
+        path = next((self.results_dir / n for n in HELDOUT_FILES if (self.results_dir / n).is_file()), None)
+        if path is None:
             return None
         try:
             data = json.loads(path.read_text(encoding="utf-8"))

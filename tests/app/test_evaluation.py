@@ -160,6 +160,20 @@ def test_held_out_view_shows_each_group_and_its_goal(app_env, tmp_path, monkeypa
     assert len(at.get("vega_lite_chart")) == 2
 
 
+def test_held_out_view_prefers_the_shipped_procedures_result(app_env, tmp_path, monkeypatch) -> None:
+    from tests.evaluation.test_heldout import fold, study
+
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "fusion-cv.json").write_text(json.dumps(study(fold("cranfield", 0.41))))
+    (results / "heldout-default.json").write_text(json.dumps(study(fold("cranfield", 0.43))))
+    monkeypatch.setattr(service, "RESULTS_DIR", results)
+    at = start("pages/evaluation.py")
+    at.button_group(key="eval-source").set_value("Held out").run()
+    table = next(d.value for d in at.dataframe if "Goal met" in d.value.columns)
+    assert list(table["hybrid"]) == [0.43]
+
+
 def test_held_out_view_without_a_result_says_how_to_make_one(app_env, tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(service, "RESULTS_DIR", tmp_path / "nothing")
     at = start("pages/evaluation.py")

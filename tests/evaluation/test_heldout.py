@@ -10,7 +10,9 @@ import pytest
 from ragcore import errors
 from ragcore.evaluation.heldout import REFERENCE_RRF, heldout_from_json, is_heldout
 
-STORED = Path(__file__).resolve().parents[2] / "eval" / "results" / "fusion-cv.json"
+RESULTS = Path(__file__).resolve().parents[2] / "eval" / "results"
+STORED = RESULTS / "fusion-cv.json"  # the gate alone (scripts/fusion_study.py --cv)
+SHIPPED = RESULTS / "heldout-default.json"  # the shipped procedure (scripts/prf_parts_study.py --heldout)
 
 
 def fold(collection: str, hybrid: float, bm25: float = 0.4, dense: float = 0.3) -> dict:
@@ -61,9 +63,20 @@ def test_missing_paired_figures_name_the_group() -> None:
         heldout_from_json(study(broken))
 
 
-def test_the_stored_result_reads_and_counts_its_goals() -> None:
-    data = json.loads(STORED.read_text(encoding="utf-8"))
+@pytest.mark.parametrize("path", [STORED, SHIPPED], ids=["fusion-cv", "heldout-default"])
+def test_the_stored_result_reads_and_counts_its_goals(path: Path) -> None:
+    data = json.loads(path.read_text(encoding="utf-8"))
     result = heldout_from_json(data)
     assert [r.collection for r in result.rows] == [f["collection"] for f in data["folds"]]
     assert {"cranfield", "cisi", "vaswani"} <= {r.collection for r in result.rows}
     assert result.met == sum(r.hybrid >= max(r.bm25, r.dense, r.reference or 0.0) for r in result.rows)
+
+
+def test_the_shipped_procedures_result_is_its_own_per_question_means() -> None:
+    data = json.loads(SHIPPED.read_text(encoding="utf-8"))
+    for fold in data["folds"]:
+        scores = fold["per_question"]
+        assert len(scores["chosen"]) == fold["questions"] == len(scores["bm25"]) == len(scores["rrf k=60"])
+        assert fold["chosen"]["held_out"] == pytest.approx(sum(scores["chosen"]) / fold["questions"])
+        assert fold["bm25"] == pytest.approx(sum(scores["bm25"]) / fold["questions"])
+        assert "|" not in fold["chosen"]["setting"]  # a cell of a Markdown table
