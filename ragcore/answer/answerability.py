@@ -32,6 +32,7 @@ from typing import Literal, Protocol
 from ragcore.records import Document
 from ragcore.text import content_words
 
+from .place_names import is_short_form, place_alternatives
 from .relevance import Cue, states_cue
 
 
@@ -78,19 +79,26 @@ def unknown_names(question: str, texts: Iterable[str]) -> list[str]:
     """The question's names that none of ``texts`` mentions (compared as
     stemmed words, case-folded: "QuickBooks" meets "Quickbooks"; an acronym
     is also mentioned by the words it stands for: "SLA" by "Service Level
-    Agreement")."""
-    wanted = {name: content_words(name) for name in names(question)}
-    wanted = {name: words for name, words in wanted.items() if words}
+    Agreement"; a place by any of its names: "European" by "EU",
+    ``place_names``)."""
+    places = place_alternatives(question)
+    # a place's short form is read only with its capitals: case-folded, "US" is the word "us"
+    wanted = {
+        name: frozenset() if name in places and is_short_form(name) else content_words(name)
+        for name in names(question)
+    }
+    wanted = {name: words for name, words in wanted.items() if words or name in places}
     if not wanted:
         return []
+    # other ways a text may mention each name: its spelled-out words, its place's other names
+    others = {name: [*filter(None, [_spelled_out(name)]), *places.get(name, ())] for name in wanted}
     missing = dict(wanted)
-    spelled = {name: _spelled_out(name) for name in wanted}
     for text in texts:
         vocabulary = _vocabulary(text)
         missing = {
             name: words
             for name, words in missing.items()
-            if not words <= vocabulary and not ((p := spelled[name]) is not None and p.search(text))
+            if not (words and words <= vocabulary) and not any(p.search(text) for p in others[name])
         }
         if not missing:
             return []

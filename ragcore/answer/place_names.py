@@ -1,0 +1,87 @@
+"""The other ways a document names a place a question names.
+
+The name check (``answerability``) declines a question about a name no
+document mentions. A place is named in more ways than one: a question's
+"European data centre" is the documents' "EU region", "American customers"
+their "US customers", "Britain" their "UK". Without these equivalences the
+check would say "No loaded document mentions European" of a collection that
+answers the question. The list holds countries and regions with their
+adjective, their short forms and their long forms, as written in English
+business documents; it is general language, not read from any gold set. A
+short form is matched with its capitals ("US", "U.S."), never as the word
+"us".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from functools import lru_cache
+
+# Each group: every way of naming one place.
+PLACES: tuple[tuple[str, ...], ...] = (
+    ("Europe", "European", "EU", "E.U.", "European Union"),
+    ("America", "American", "US", "U.S.", "USA", "U.S.A.", "United States"),
+    ("Britain", "British", "UK", "U.K.", "United Kingdom", "Great Britain"),
+    ("Canada", "Canadian"),
+    ("Mexico", "Mexican"),
+    ("Brazil", "Brazilian"),
+    ("Latin America", "Latin American", "LatAm", "LATAM"),
+    ("Germany", "German"),
+    ("France", "French"),
+    ("Ireland", "Irish"),
+    ("Netherlands", "Dutch", "Holland"),
+    ("Spain", "Spanish"),
+    ("Italy", "Italian"),
+    ("Switzerland", "Swiss"),
+    ("Sweden", "Swedish"),
+    ("Norway", "Norwegian"),
+    ("Denmark", "Danish"),
+    ("Finland", "Finnish"),
+    ("Poland", "Polish"),
+    ("Japan", "Japanese"),
+    ("China", "Chinese", "PRC"),
+    ("India", "Indian"),
+    ("Korea", "Korean"),
+    ("Singapore", "Singaporean"),
+    ("Australia", "Australian"),
+    ("New Zealand", "New Zealander"),
+    ("Israel", "Israeli"),
+    ("Asia", "Asian"),
+    ("Asia-Pacific", "Asia Pacific", "APAC"),
+    ("Africa", "African"),
+    ("Middle East", "Middle Eastern"),
+)
+
+
+def is_short_form(name: str) -> bool:
+    """A name written in capitals ("US", "U.S.", "APAC"): matched with its capitals only."""
+    letters = name.replace(".", "")
+    return letters.isupper() and letters.isalpha()
+
+
+@lru_cache(maxsize=256)
+def _pattern(name: str) -> re.Pattern[str]:
+    """How ``name`` is found in a text: a short form by its capitals, dots
+    optional ("US", "U.S."); a word or phrase in any case, with a plural or
+    possessive ending ("Europeans", "Canada's")."""
+    if is_short_form(name):
+        letters = name.replace(".", "")
+        body = r"\.?".join(letters) + r"\.?"
+        return re.compile(rf"(?<![\w.]){body}(?!\w)")
+    words = r"[\s-]+".join(re.escape(w) for w in re.split(r"[\s-]+", name))
+    return re.compile(rf"(?<![\w-]){words}(?:'s|’s|s)?(?![\w-])", re.IGNORECASE)
+
+
+def place_alternatives(question: str) -> Mapping[str, tuple[re.Pattern[str], ...]]:
+    """For each word of a place name ``question`` uses ("European", "United",
+    "States"), the patterns of every way of naming that place."""
+    out: dict[str, tuple[re.Pattern[str], ...]] = {}
+    for group in PLACES:
+        patterns = tuple(_pattern(name) for name in group)
+        for name, pattern in zip(group, patterns, strict=True):
+            if pattern.search(question):
+                for word in re.split(r"[\s-]+", name):
+                    out[word] = patterns
+                    out[word.replace(".", "")] = patterns
+    return out

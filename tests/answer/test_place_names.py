@@ -1,0 +1,47 @@
+"""``answer.place_names`` and the name check: a place a question names is
+mentioned by any of its names in a document."""
+
+import pytest
+
+from ragcore.answer.answerability import unknown_names
+from ragcore.answer.place_names import PLACES, place_alternatives
+
+DOC = "Workspaces are hosted in our EU region in Frankfurt or in our U.S. region. The UK team answers calls."
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "In which city is the European data centre?",
+        "Where are American workspaces hosted?",
+        "Is data kept in the United States?",
+        "Who answers calls for British customers?",
+        "Which team serves Britain?",
+    ],
+)
+def test_a_place_is_mentioned_by_any_of_its_names(question: str) -> None:
+    assert unknown_names(question, [DOC]) == []
+
+
+def test_a_place_no_document_names_in_any_way_stays_unknown() -> None:
+    assert unknown_names("What does the plan cost in Japan?", [DOC]) == ["Japan"]
+    assert unknown_names("Do Japanese customers pay in yen?", [DOC]) == ["Japanese"]
+
+
+def test_a_short_form_is_read_with_its_capitals_never_as_a_word() -> None:
+    assert unknown_names("Do US customers pay sales tax?", ["Tell us what you need."]) == ["US"]
+    assert unknown_names("Do US customers pay sales tax?", ["Our U.S. customers pay it."]) == []
+    assert "US" not in place_alternatives("Can you send us the invoice?")
+
+
+def test_a_two_word_place_covers_both_its_words() -> None:
+    found = place_alternatives("Is data kept in the United States?")
+    assert {"United", "States"} <= set(found)
+    assert any(p.search("our US region") for p in found["United"])
+
+
+def test_every_group_finds_each_of_its_own_names() -> None:
+    for group in PLACES:
+        for name in group:
+            words = place_alternatives(f"Is it about {name}?")
+            assert words, name
