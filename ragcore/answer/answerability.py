@@ -32,7 +32,7 @@ from typing import Literal, Protocol
 from ragcore.records import Document
 from ragcore.text import content_words
 
-from .place_names import is_short_form, place_alternatives
+from .name_forms import is_short_form, other_forms
 from .relevance import Cue, states_cue
 
 
@@ -79,9 +79,9 @@ def unknown_names(question: str, texts: Iterable[str]) -> list[str]:
     """The question's names that none of ``texts`` mentions (compared as
     stemmed words, case-folded: "QuickBooks" meets "Quickbooks"; an acronym
     is also mentioned by the words it stands for: "SLA" by "Service Level
-    Agreement"; a place by any of its names: "European" by "EU",
-    ``place_names``)."""
-    places = place_alternatives(question)
+    Agreement"; a place or period by any of its forms: "European" by "EU",
+    "Q3" by "third quarter", ``name_forms``)."""
+    places = other_forms(question)
     # a place's short form is read only with its capitals: case-folded, "US" is the word "us"
     wanted = {
         name: frozenset() if name in places and is_short_form(name) else content_words(name)
@@ -90,7 +90,7 @@ def unknown_names(question: str, texts: Iterable[str]) -> list[str]:
     wanted = {name: words for name, words in wanted.items() if words or name in places}
     if not wanted:
         return []
-    # other ways a text may mention each name: its spelled-out words, its place's other names
+    # other ways a text may mention each name: its spelled-out words, its other forms
     others = {name: [*filter(None, [_spelled_out(name)]), *places.get(name, ())] for name in wanted}
     missing = dict(wanted)
     for text in texts:

@@ -1,10 +1,10 @@
-"""``answer.place_names`` and the name check: a place a question names is
-mentioned by any of its names in a document."""
+"""``answer.name_forms`` and the name check: a place or period a question
+names is mentioned by any of its forms in a document."""
 
 import pytest
 
 from ragcore.answer.answerability import unknown_names
-from ragcore.answer.place_names import PLACES, place_alternatives
+from ragcore.answer.name_forms import FORMS, other_forms
 
 DOC = "Workspaces are hosted in our EU region in Frankfurt or in our U.S. region. The UK team answers calls."
 
@@ -31,17 +31,23 @@ def test_a_place_no_document_names_in_any_way_stays_unknown() -> None:
 def test_a_short_form_is_read_with_its_capitals_never_as_a_word() -> None:
     assert unknown_names("Do US customers pay sales tax?", ["Tell us what you need."]) == ["US"]
     assert unknown_names("Do US customers pay sales tax?", ["Our U.S. customers pay it."]) == []
-    assert "US" not in place_alternatives("Can you send us the invoice?")
+    assert "US" not in other_forms("Can you send us the invoice?")
 
 
 def test_a_two_word_place_covers_both_its_words() -> None:
-    found = place_alternatives("Is data kept in the United States?")
+    found = other_forms("Is data kept in the United States?")
     assert {"United", "States"} <= set(found)
     assert any(p.search("our US region") for p in found["United"])
 
 
 def test_every_group_finds_each_of_its_own_names() -> None:
-    for group in PLACES:
+    for group in FORMS:
         for name in group:
-            words = place_alternatives(f"Is it about {name}?")
+            words = other_forms(f"Is it about {name}?")
             assert words, name
+
+
+def test_a_quarter_is_mentioned_by_its_words() -> None:
+    doc = "Revenue in the third quarter was $4.2 million."
+    assert unknown_names("What was revenue in Q3?", [doc]) == []
+    assert unknown_names("What was revenue in Q4?", [doc]) == ["Q4"]

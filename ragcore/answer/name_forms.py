@@ -1,14 +1,15 @@
-"""The other ways a document names a place a question names.
+"""The other ways a document writes a name a question uses: places and periods.
 
 The name check (``answerability``) declines a question about a name no
-document mentions. A place is named in more ways than one: a question's
-"European data centre" is the documents' "EU region", "American customers"
-their "US customers", "Britain" their "UK". Without these equivalences the
-check would say "No loaded document mentions European" of a collection that
-answers the question. The list holds countries and regions with their
-adjective, their short forms and their long forms, as written in English
-business documents; it is general language, not read from any gold set. A
-short form is matched with its capitals ("US", "U.S."), never as the word
+document mentions. Some names are written in more ways than one: a
+question's "European data centre" is the documents' "EU region", "American
+customers" their "US customers", "Britain" their "UK", and "Q3" their
+"third quarter". Without these equivalences the check would say "No loaded
+document mentions European" of a collection that answers the question. The
+lists hold countries and regions with their adjective, short and long
+forms, and the quarters and halves of a year, as written in English
+business documents; they are general language, not read from any gold set.
+A short form is matched with its capitals ("US", "U.S."), never as the word
 "us".
 """
 
@@ -54,6 +55,18 @@ PLACES: tuple[tuple[str, ...], ...] = (
 )
 
 
+# Each group: every way of writing one period of a year.
+PERIODS: tuple[tuple[str, ...], ...] = (
+    ("Q1", "1Q", "first quarter"),
+    ("Q2", "2Q", "second quarter"),
+    ("Q3", "3Q", "third quarter"),
+    ("Q4", "4Q", "fourth quarter"),
+    ("H1", "1H", "first half"),
+    ("H2", "2H", "second half"),
+)
+FORMS = PLACES + PERIODS
+
+
 def is_short_form(name: str) -> bool:
     """A name written in capitals ("US", "U.S.", "APAC"): matched with its capitals only."""
     letters = name.replace(".", "")
@@ -73,11 +86,11 @@ def _pattern(name: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w-]){words}(?:'s|’s|s)?(?![\w-])", re.IGNORECASE)
 
 
-def place_alternatives(question: str) -> Mapping[str, tuple[re.Pattern[str], ...]]:
-    """For each word of a place name ``question`` uses ("European", "United",
-    "States"), the patterns of every way of naming that place."""
+def other_forms(question: str) -> Mapping[str, tuple[re.Pattern[str], ...]]:
+    """For each word of a place or period ``question`` names ("European",
+    "United", "States", "Q3"), the patterns of every way of writing it."""
     out: dict[str, tuple[re.Pattern[str], ...]] = {}
-    for group in PLACES:
+    for group in FORMS:
         patterns = tuple(_pattern(name) for name in group)
         for name, pattern in zip(group, patterns, strict=True):
             if pattern.search(question):
