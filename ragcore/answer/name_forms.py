@@ -1,4 +1,4 @@
-"""The other ways a document writes a name a question uses: places and periods.
+"""The other ways a document writes a name a question uses: places, periods, levels.
 
 The name check (``answerability``) declines a question about a name no
 document mentions. Some names are written in more ways than one: a
@@ -7,8 +7,9 @@ customers" their "US customers", "Britain" their "UK", and "Q3" their
 "third quarter". Without these equivalences the check would say "No loaded
 document mentions European" of a collection that answers the question. The
 lists hold countries and regions with their adjective, short and long
-forms, and the quarters and halves of a year, as written in English
-business documents; they are general language, not read from any gold set.
+forms, the quarters and halves of a year, and incident levels ("Sev 1" /
+"Severity 1", "P2" / "Priority 2"), as written in English business
+documents; they are general language, not read from any gold set.
 A short form is matched with its capitals ("US", "U.S."), never as the word
 "us".
 """
@@ -64,7 +65,13 @@ PERIODS: tuple[tuple[str, ...], ...] = (
     ("H1", "1H", "first half"),
     ("H2", "2H", "second half"),
 )
-FORMS = PLACES + PERIODS
+# Each group: every way of writing one incident level (support and SLA documents).
+LEVELS: tuple[tuple[str, ...], ...] = tuple(
+    group
+    for n in range(1, 5)
+    for group in ((f"Sev {n}", f"Sev{n}", f"Severity {n}"), (f"P{n}", f"Priority {n}"))
+)
+FORMS = PLACES + PERIODS + LEVELS
 
 
 def is_short_form(name: str) -> bool:
@@ -92,9 +99,10 @@ def other_forms(question: str) -> Mapping[str, tuple[re.Pattern[str], ...]]:
     out: dict[str, tuple[re.Pattern[str], ...]] = {}
     for group in FORMS:
         patterns = tuple(_pattern(name) for name in group)
-        for name, pattern in zip(group, patterns, strict=True):
-            if pattern.search(question):
-                for word in re.split(r"[\s-]+", name):
+        for pattern in patterns:
+            for found in pattern.finditer(question):
+                # the form as the question writes it ("SEV-1"), and each of its words ("United", "States")
+                for word in (found.group(0), *re.split(r"[\s-]+", found.group(0))):
                     out[word] = patterns
                     out[word.replace(".", "")] = patterns
     return out

@@ -51,3 +51,10 @@ def test_a_quarter_is_mentioned_by_its_words() -> None:
     doc = "Revenue in the third quarter was $4.2 million."
     assert unknown_names("What was revenue in Q3?", [doc]) == []
     assert unknown_names("What was revenue in Q4?", [doc]) == ["Q4"]
+
+
+def test_an_incident_level_is_mentioned_by_its_long_form() -> None:
+    doc = "We respond to a Severity 1 incident within 30 minutes."
+    assert unknown_names("How fast do you respond to a Sev 1 incident?", [doc]) == []
+    assert unknown_names("How fast do you respond to a SEV-1 outage?", [doc]) == []
+    assert unknown_names("How fast do you respond to a Sev 2 incident?", [doc]) == ["Sev"]
