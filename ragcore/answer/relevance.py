@@ -30,6 +30,7 @@ from ragcore.answer_types import NUMBER, Cue, answer_cue, states_cue
 from ragcore.text import ENGLISH_STOP_WORDS, content_words, stem, tokenize
 from ragcore.text import words as text_words
 
+from .name_forms import other_forms
 from .semantic import Similarity
 from .units import Unit
 
@@ -54,6 +55,8 @@ class Part:
     words: frozenset[str]  # stemmed topic words
     cue: Cue
     numbers: tuple[float, ...]
+    # topic words naming a place, period or level, with every way a text may write it ("european": "EU", ...)
+    forms: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...] = ()
 
 
 def _floats(text: str) -> list[float]:
@@ -90,7 +93,13 @@ def make_part(text: str, context: str = "") -> Part:
     if cue == "none" and context:
         cue = answer_cue(context)
     words = topic_words(text) or topic_words(context)
-    return Part(text, words, cue, tuple(_floats(text)))
+    forms = tuple(
+        (w, patterns)
+        for name, patterns in other_forms(text).items()
+        for w in content_words(name)
+        if w in words
+    )
+    return Part(text, words, cue, tuple(_floats(text)), forms)
 
 
 def in_range(text: str, numbers: Sequence[float]) -> bool:
@@ -172,9 +181,12 @@ class Scorer:
             words = content_words(unit.text)
         label = self.labels.get(id(unit), set())
         found: dict[str, bool] = {}
+        forms = dict(part.forms)
         for w in part.words:
             if w in words or _in_stated_range(w, unit.text):
                 found[w] = True
+            elif w in forms and any(p.search(unit.text) for p in forms[w]):
+                found[w] = True  # "EU" states the question's "European"
             elif w in label:
                 found[w] = False
         return found

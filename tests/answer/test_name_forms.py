@@ -58,3 +58,17 @@ def test_an_incident_level_is_mentioned_by_its_long_form() -> None:
     assert unknown_names("How fast do you respond to a Sev 1 incident?", [doc]) == []
     assert unknown_names("How fast do you respond to a SEV-1 outage?", [doc]) == []
     assert unknown_names("How fast do you respond to a Sev 2 incident?", [doc]) == ["Sev"]
+
+
+def test_a_sentence_naming_the_place_another_way_states_the_questions_word() -> None:
+    from ragcore.answer.relevance import Scorer, make_part
+    from ragcore.answer.units import Unit
+
+    unit = Unit(
+        "quote", "Workspaces are hosted in our EU region in Frankfurt.", "hosting.md", 1, 1, "", (), 1, 0.5, 1
+    )
+    other = Unit("quote", "Workspaces are hosted in two regions.", "hosting.md", 2, 2, "", (), 2, 0.5, 2)
+    part = make_part("In which city is the European data centre?")
+    scorer = Scorer([unit, other])
+    assert "european" in scorer.stated(unit, part)
+    assert "european" not in scorer.stated(other, part)
