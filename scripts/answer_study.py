@@ -147,6 +147,8 @@ GRID = {
         *(("decline", c, 0.0) for c in (0.2, 0.3, 0.5)),
     ),
 }
+# --floor, --subject, --anchored: the quoting rule each grids (off, shipped; on)
+ONE_RULE = {"floor": "quote_floor", "subject": "same_subject", "anchored": "anchored_quotes"}
 WIDER_K = 30  # --wider: hits read before declining (measured, not shipped: docs/decisions.md section 7)
 WIDER_GRID = (0.0, 1.0, 1.1, 1.2, 1.3)  # --wider: thresholds the top 30 must reach
 # --deeper (session 9): thresholds around the shipped one, each with the wider
@@ -490,21 +492,12 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     WIDER_K = args.wider_k
     goal = objective
-    if args.anchored:
-        GRID["min_score"] = (1.0,)
-        GRID["anchored_quotes"] = (False, True)
-        GRID["kind"] = (("off", 0.0, 0.0),)
-        goal = precision_objective
-    if args.subject:
-        GRID["min_score"] = (1.0,)
-        GRID["same_subject"] = (False, True)
-        GRID["kind"] = (("off", 0.0, 0.0),)
-        goal = precision_objective
-    if args.floor:
-        GRID["min_score"] = (1.0,)
-        GRID["quote_floor"] = (False, True)
-        GRID["kind"] = (("off", 0.0, 0.0),)
-        goal = precision_objective
+    for flag, rule in ONE_RULE.items():  # one quoting rule, off or on, at the shipped threshold
+        if getattr(args, flag):
+            GRID["min_score"] = (1.0,)
+            GRID[rule] = (False, True)
+            GRID["kind"] = (("off", 0.0, 0.0),)
+            goal = precision_objective
     if args.precision:
         GRID["min_score"] = (1.0,)
         GRID["keep_ratio"] = (0.6, 0.7, 0.8)
@@ -563,7 +556,7 @@ def main(argv: list[str] | None = None) -> int:
         "gold": [str(g.relative_to(ROOT) if g.is_relative_to(ROOT) else g) for g in golds],
         "grid": {k: list(v) for k, v in GRID.items()},
         "objective": "3 x answered fact recall + abstention + contradictions found - false contradictions / n"
-        + (" + evidence precision" if args.precision or args.floor or args.subject or args.anchored else ""),
+        + (" + evidence precision" if goal is precision_objective else ""),
     }
     study["in_sample"] = in_sample
     study |= validations(items, settings, cache, args, goal)

@@ -81,17 +81,17 @@ def unknown_names(question: str, texts: Iterable[str]) -> list[str]:
     is also mentioned by the words it stands for: "SLA" by "Service Level
     Agreement"; a place or period by any of its forms: "European" by "EU",
     "Q3" by "third quarter", ``name_forms``)."""
-    places = other_forms(question)
+    forms = other_forms(question)
     # a place's short form is read only with its capitals: case-folded, "US" is the word "us"
     wanted = {
-        name: frozenset() if name in places and is_short_form(name) else content_words(name)
+        name: frozenset() if name in forms and is_short_form(name) else content_words(name)
         for name in names(question)
     }
-    wanted = {name: words for name, words in wanted.items() if words or name in places}
+    wanted = {name: words for name, words in wanted.items() if words or name in forms}
     if not wanted:
         return []
     # other ways a text may mention each name: its spelled-out words, its other forms
-    others = {name: [*filter(None, [_spelled_out(name)]), *places.get(name, ())] for name in wanted}
+    others = {name: [*filter(None, [_spelled_out(name)]), *forms.get(name, ())] for name in wanted}
     missing = dict(wanted)
     for text in texts:
         vocabulary = _vocabulary(text)

@@ -51,7 +51,7 @@ from .claims import SUBJECT_COVERAGE, is_yes_no, question_disagreements
 from .disagreement import Disagreement, agreement_words, asks_agreement, disagreements, lens_conflicts
 from .relevance import Part, Scorer, Weights, answer_cue, make_part, states_cue, topic_words
 from .risks import RiskReading, risk_reading
-from .selection import (  # the selection's settings live with it; re-exported for the studies
+from .selection import (
     CANDIDATE_RATIO,
     MAX_ROWS,
     SHIPPED_QUOTING,

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from functools import lru_cache
+from types import MappingProxyType
 
 # Each group: every way of naming one place.
 PLACES: tuple[tuple[str, ...], ...] = (
@@ -93,9 +94,11 @@ def _pattern(name: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w-]){words}(?:'s|’s|s)?(?![\w-])", re.IGNORECASE)
 
 
+@lru_cache(maxsize=1024)
 def other_forms(question: str) -> Mapping[str, tuple[re.Pattern[str], ...]]:
     """For each word of a place or period ``question`` names ("European",
-    "United", "States", "Q3"), the patterns of every way of writing it."""
+    "United", "States", "Q3"), the patterns of every way of writing it (read
+    once per question: the name anchor asks again for every retrieved unit)."""
     out: dict[str, tuple[re.Pattern[str], ...]] = {}
     for group in FORMS:
         patterns = tuple(_pattern(name) for name in group)
@@ -105,4 +108,4 @@ def other_forms(question: str) -> Mapping[str, tuple[re.Pattern[str], ...]]:
                 for word in (found.group(0), *re.split(r"[\s-]+", found.group(0))):
                     out[word] = patterns
                     out[word.replace(".", "")] = patterns
-    return out
+    return MappingProxyType(out)

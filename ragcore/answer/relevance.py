@@ -181,11 +181,10 @@ class Scorer:
             words = content_words(unit.text)
         label = self.labels.get(id(unit), set())
         found: dict[str, bool] = {}
-        forms = dict(part.forms)
         for w in part.words:
             if w in words or _in_stated_range(w, unit.text):
                 found[w] = True
-            elif w in forms and any(p.search(unit.text) for p in forms[w]):
+            elif any(p.search(unit.text) for form, patterns in part.forms if form == w for p in patterns):
                 found[w] = True  # "EU" states the question's "European"
             elif w in label:
                 found[w] = False
