@@ -1,0 +1,39 @@
+"""Quotes against text whose spacing differs, as PDF extraction leaves it."""
+
+from ragcore.quotes import find_quote, spacing_free_pattern
+
+RUN_TOGETHER = "Continuous monitoring. We also checkdriving records throughout the y\near to promptly act."
+
+
+def spans(quote: str, text: str) -> list[str]:
+    return [text[a:b] for a, b in find_quote(quote, text)]
+
+
+def test_a_quote_typed_from_the_page_finds_words_the_extraction_ran_together():
+    assert spans("We also check driving records", RUN_TOGETHER) == ["We also checkdriving records"]
+
+
+def test_a_quote_finds_a_word_the_extraction_broke_at_a_line_end():
+    assert spans("throughout the year to promptly", RUN_TOGETHER) == ["throughout the y\near to promptly"]
+
+
+def test_a_quote_copied_from_run_together_text_finds_the_spaced_text():
+    assert spans("checkdriving records", "We also check driving records.") == ["check driving records"]
+
+
+def test_white_space_runs_are_matched_first():
+    # "ab c" matches as written; the spacing-free reading would also take "abc"
+    assert spans("ab c", "abc then ab c") == ["ab c"]
+
+
+def test_without_spacing_case_and_every_character_still_count():
+    assert find_quote("We Also check driving", RUN_TOGETHER) == []
+    assert find_quote("check diving records", RUN_TOGETHER) == []
+
+
+def test_repeats_are_reported_by_the_spacing_free_reading_too():
+    assert len(find_quote("a b", "ab and ab")) == 2
+
+
+def test_spacing_free_pattern_ignores_the_quotes_own_white_space():
+    assert spacing_free_pattern("a b\nc").fullmatch("a  bc")
