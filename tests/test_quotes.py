@@ -1,5 +1,6 @@
 """Quotes against text whose spacing differs, as PDF extraction leaves it."""
 
+from ragcore.documents import load_path
 from ragcore.quotes import find_quote, spacing_free_pattern
 
 RUN_TOGETHER = "Continuous monitoring. We also checkdriving records throughout the y\near to promptly act."
@@ -37,3 +38,14 @@ def test_repeats_are_reported_by_the_spacing_free_reading_too():
 
 def test_spacing_free_pattern_ignores_the_quotes_own_white_space():
     assert spacing_free_pattern("a b\nc").fullmatch("a  bc")
+
+
+def test_quotes_typed_from_a_filing_resolve_in_its_extracted_text(shared_dir):
+    # pypdf runs these words together ("checkdriving") and breaks "promote" at a line end
+    text = load_path(shared_dir / "documents" / "sec-10k" / "lyft_2021_10k.pdf").text
+    for quote in (
+        "We also check driving records throughout the year",
+        "Some measures we take to promote the safety of riders",
+    ):
+        assert quote not in text
+        assert len(find_quote(quote, text)) == 1, quote
