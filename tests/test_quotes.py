@@ -1,7 +1,7 @@
 """Quotes against text whose spacing differs, as PDF extraction leaves it."""
 
 from ragcore.documents import load_path
-from ragcore.quotes import find_quote, spacing_free_pattern
+from ragcore.quotes import find_quote, typed_form
 
 RUN_TOGETHER = "Continuous monitoring. We also checkdriving records throughout the y\near to promptly act."
 
@@ -36,8 +36,17 @@ def test_repeats_are_reported_by_the_spacing_free_reading_too():
     assert len(find_quote("a b", "ab and ab")) == 2
 
 
-def test_spacing_free_pattern_ignores_the_quotes_own_white_space():
-    assert spacing_free_pattern("a b\nc").fullmatch("a  bc")
+def test_a_typed_quote_matches_ligatures_and_typographic_quotation_marks():
+    text = "Files are \ufb01nally backed up. We\u2019ve said \u201cnever\u201d."
+    assert spans("files are finally", text.replace("Files", "files")) == ["files are \ufb01nally"]
+    assert spans('We\'ve said "never"', text) == ["We\u2019ve said \u201cnever\u201d"]
+    assert find_quote("files are finally", text) == []  # case still counts
+
+
+def test_typed_form_keeps_where_each_character_came_from():
+    form, origins = typed_form("a \ufb01 b")
+    assert form == "afib"
+    assert origins == (0, 2, 2, 4)
 
 
 def test_quotes_typed_from_a_filing_resolve_in_its_extracted_text(shared_dir):
