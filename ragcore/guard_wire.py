@@ -4,9 +4,20 @@ of their offsets (their text is the document's, between the offsets)."""
 
 from __future__ import annotations
 
+from . import errors
 from .records import Document, Passage
 
 READY = b"ready\n"  # the worker's first line: imports done, limits set
+
+
+def failure_reply(exc: Exception) -> dict[str, object]:
+    """The reply of a worker task that failed: the document's fault, the
+    memory limit, or a loader bug (reported, not died of silently)."""
+    if isinstance(exc, errors.DocumentError):
+        return {"error": type(exc).__name__, "reason": exc.reason}
+    if isinstance(exc, MemoryError):
+        return {"limit": "memory"}
+    return {"crash": f"{type(exc).__name__}: {exc}"[:300]}
 
 
 def document_to_json(doc: Document) -> dict[str, object]:

@@ -10,9 +10,8 @@ import json
 import sys
 from collections.abc import Callable
 
-from . import errors
 from .documents import load_bytes
-from .guard_wire import READY, document_from_json, document_to_json, passage_to_row
+from .guard_wire import READY, document_from_json, document_to_json, failure_reply, passage_to_row
 from .records import Document, Passage
 
 
@@ -87,12 +86,8 @@ def _parse_task(
         reply: dict[str, object] = {"document": document_to_json(doc)}
         if chunking is not None:
             reply["passages"] = [passage_to_row(p) for p in chunk_document(doc, chunking)]
-    except errors.DocumentError as exc:
-        reply = {"error": type(exc).__name__, "reason": exc.reason}
-    except MemoryError:
-        reply = {"limit": "memory"}
-    except Exception as exc:  # a loader bug: report it, do not die silently
-        reply = {"crash": f"{type(exc).__name__}: {exc}"[:300]}
+    except Exception as exc:  # the document's fault, the memory limit or a loader bug
+        reply = failure_reply(exc)
     del data
     try:
         return json.dumps(reply).encode("utf-8")

@@ -19,6 +19,7 @@ import threading
 
 from . import errors
 from .documents import PdfPages, pdf_document, pdf_page_texts
+from .guard_wire import failure_reply
 from .records import Document
 
 PARALLEL_MIN_BYTES = 512 * 1024  # PDFs smaller than this parse on one worker
@@ -90,12 +91,8 @@ def pages_task(name: str, arg: str) -> bytes:
             "title": got.meta_title,
             "damage": got.damage,
         }
-    except errors.DocumentError as exc:
-        reply = {"error": type(exc).__name__, "reason": exc.reason}
-    except MemoryError:
-        reply = {"limit": "memory"}
-    except Exception as exc:  # a loader bug: report it, do not die silently
-        reply = {"crash": f"{type(exc).__name__}: {exc}"[:300]}
+    except Exception as exc:  # the document's fault, the memory limit or a loader bug
+        reply = failure_reply(exc)
     try:
         return json.dumps(reply).encode("utf-8")
     except MemoryError:

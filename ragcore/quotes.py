@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from array import array
 from functools import lru_cache
 
 # Typographic quotation marks and apostrophes, read as the straight ones a keyboard types.
@@ -56,18 +57,19 @@ def _fold(ch: str) -> str:
     return ch if ch.isascii() else unicodedata.normalize("NFKC", ch).translate(_STRAIGHT)
 
 
-def typed_form(text: str) -> tuple[str, tuple[int, ...]]:
+def typed_form(text: str) -> tuple[str, array]:
     """``text`` without white space, each character in its compatibility
     form with straight quotation marks, and for each character of that form
-    the index in ``text`` of the character it comes from."""
+    the index in ``text`` of the character it comes from (a compact array:
+    a filing's form is kept in the cache below)."""
     chars: list[str] = []
-    origins: list[int] = []
+    origins = array("q")
     for i, ch in enumerate(text):
         for c in _fold(ch):
             if not c.isspace():
                 chars.append(c)
                 origins.append(i)
-    return "".join(chars), tuple(origins)
+    return "".join(chars), origins
 
 
 # a gold set resolves many quotes against one document: its form is made once
@@ -76,10 +78,12 @@ _document_form = lru_cache(maxsize=4)(typed_form)
 
 def _typed_matches(quote: str, text: str) -> list[tuple[int, int]]:
     needle, _ = typed_form(quote)
+    if not needle:
+        return []
     haystack, origins = _document_form(text)
     found = []
     at = haystack.find(needle)
-    while at >= 0 and needle:
+    while at >= 0:
         found.append((origins[at], origins[at + len(needle) - 1] + 1))
         at = haystack.find(needle, at + 1)
     return found
