@@ -594,6 +594,11 @@ def print_table(result: dict) -> None:
     )
 
 
+# Development gold sets over ../shared/documents a CV may take as collections
+# (each its own collection, weighted as one; dev-identifiers added in session 15).
+SHARED_SETS = ("dev-shared", "dev-identifiers")
+
+
 def load_all(names: list[str], root: Path, shared: Path, library: Library) -> list[Collection]:
     out = []
     for name in names:
@@ -608,12 +613,12 @@ def load_all(names: list[str], root: Path, shared: Path, library: Library) -> li
             out.append(
                 load_gold_collection(root / "eval" / "demo.gold.json", library, "demo", split_types=True)
             )
-        elif name == "dev-shared":
-            path = root / "eval" / "dev-shared.gold.json"
+        elif name in SHARED_SETS:
+            path = root / "eval" / f"{name}.gold.json"
             if not (root / ".." / "shared" / "documents").is_dir():
                 print(f"skipping {name}: ../shared/documents not found beside {root}")
                 continue
-            out.append(load_gold_collection(path, library, "dev-shared", split_types=False))
+            out.append(load_gold_collection(path, library, name, split_types=False))
         else:
             raise SystemExit(f"unknown collection {name!r}")
         c = out[-1]
