@@ -84,7 +84,11 @@ _WORD = re.compile(r"[^\W_]+(?:[-.][^\W_]+)*")
 
 def is_name(raw: str, first: bool) -> bool:
     """Two or more capitals anywhere, a capital after the first word, or a digit."""
-    return sum(c.isupper() for c in raw) >= 2 or (not first and raw[:1].isupper()) or any(c.isdigit() for c in raw)
+    return (
+        sum(c.isupper() for c in raw) >= 2
+        or (not first and raw[:1].isupper())
+        or any(c.isdigit() for c in raw)
+    )
 
 
 def name_share(index: BM25Index, text: str) -> float:
@@ -153,7 +157,10 @@ def table(lab, results: dict, bars: dict) -> str:
         "|---|---|---|---|---|" + "---|" * len(names),
     ]
     for g in lab.groups:
-        cells = [f"{results[n][g][0]:.4f}" + ("" if goal(lab, g, results[n][g][0], bars) else " (miss)") for n in names]
+        cells = [
+            f"{results[n][g][0]:.4f}" + ("" if goal(lab, g, results[n][g][0], bars) else " (miss)")
+            for n in names
+        ]
         lines.append(
             f"| {g} | {len(lab.of_group[g])} | {bars[g]:.3f} | {lab.single_mean(g, 'bm25'):.3f} | "
             f"{lab.single_mean(g, 'dense'):.3f} | " + " | ".join(cells) + " |"
@@ -187,7 +194,9 @@ def main() -> int:
         f"target = the better of BM25 and dense alone, and the RRF reference on the classic collections; "
         f"{time.time() - t0:.0f} s)\n\n" + "\n".join(out) + "\n"
     )
-    Path(args.out).with_suffix(".json").write_text(json.dumps({"kind": "gate-names-study", **record}, indent=1) + "\n")
+    Path(args.out).with_suffix(".json").write_text(
+        json.dumps({"kind": "gate-names-study", **record}, indent=1) + "\n"
+    )
     print(f"wrote {args.out} ({time.time() - t0:.0f} s)")
     return 0
 
