@@ -62,6 +62,7 @@ class Unit:
     dense: float | None  # the passage's dense score, when dense ran
     position: int  # order of the unit in its document
     table: str | None = None  # "doc:header line" for a row, to keep rows of one table together
+    list_item: bool = False  # a sentence that is an item of a Markdown or text list
 
     @property
     def key(self) -> str:
@@ -201,6 +202,7 @@ def _sentence_units(hit: Hit, doc: Document | None) -> list[Unit]:
                 hit.rank,
                 _dense(hit),
                 base + a,
+                list_item=item,
             )
         )
     return out
@@ -300,6 +302,7 @@ STEP_WINDOW = (
     12  # sentences after the announcing one within which its steps are read (three steps of up to four)
 )
 MAX_STEPS = len(_ORDINALS)
+ANNOUNCED_LISTS = True  # a sentence announcing a list brings its items (_announced_items); measured on/off
 
 
 def follows(text: str) -> bool:
@@ -325,6 +328,42 @@ def _steps(seq: Sequence[Unit], i: int) -> list[Unit]:
             out.append(u)
         if len(out) == MAX_STEPS:
             break
+    return out
+
+
+# A sentence that points forward to a list ("The features below are ...", "...
+# as follows:", a lead-in ending in a colon) says what the list is about, and
+# the list says what it announces: quoted alone, it names neither ("cataphora",
+# Halliday and Hasan 1976, the forward counterpart of the ties above). Its
+# retrieved items are quoted after it when the list starts right after its
+# paragraph.
+_ANNOUNCES = re.compile(r":\s*$|\b(?:below|the following|as follows)\b", re.IGNORECASE)
+LIST_GAP = 2  # lines between the announcing paragraph (or one item) and the next item: a blank line
+MAX_BETWEEN = 2  # sentences of the announcing paragraph that may stand between it and its list
+MAX_ITEMS = 6  # items one announcing sentence brings (as many as an enumeration's steps)
+
+
+def announces(text: str) -> bool:
+    """Whether a sentence points forward to what follows it."""
+    return _ANNOUNCES.search(text) is not None
+
+
+def _announced_items(seq: Sequence[Unit], i: int) -> list[Unit]:
+    """The list items that follow ``seq[i]`` when it announces a list: the first
+    item within ``LIST_GAP`` lines of its paragraph's last retrieved sentence,
+    then each next item within ``LIST_GAP`` lines of the one before."""
+    u = seq[i]
+    if u.list_item or not announces(u.text):
+        return []
+    last, out = u.last_line, list[Unit]()
+    for between, v in enumerate(seq[i + 1 :]):
+        if v.first_line > last + LIST_GAP or (not v.list_item and (out or between >= MAX_BETWEEN)):
+            break
+        if v.list_item:
+            out.append(v)
+            if len(out) == MAX_ITEMS:
+                break
+        last = v.last_line
     return out
 
 
@@ -378,6 +417,8 @@ def _around(u: Unit, seq: Sequence[Unit], used: set[int], placed: set[int]) -> t
         if prev.last_line + FOLLOW_GAP >= u.first_line and id(prev) not in used:
             before.append(prev)
     after = [v for v in _steps(seq, i) if id(v) not in placed]
+    if not after and ANNOUNCED_LISTS:
+        after = [v for v in _announced_items(seq, i) if id(v) not in placed]
     if not after:
         last = u
         for nxt in seq[i + 1 : i + 1 + MAX_FOLLOWING]:

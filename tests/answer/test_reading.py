@@ -5,10 +5,13 @@ contradiction claimed for a question that did not ask to weigh two sides."""
 
 from __future__ import annotations
 
+import pytest
+
+from ragcore.answer import units
 from ragcore.answer.claims import is_yes_no
 from ragcore.answer.extractive import extractive_answer
 from ragcore.answer.relevance import answer_cue, states_cue
-from ragcore.answer.units import answer_units
+from ragcore.answer.units import announces, answer_units
 from tests.answer.helpers import line_corpus
 
 
@@ -64,6 +67,54 @@ def test_an_announced_enumeration_brings_its_steps_in_order() -> None:
     text = answer.text
     assert "First, the gap" in text and "Second, the concentration" in text and "Third, discipline" in text
     assert text.index("First,") < text.index("Second,") < text.index("Third,")
+
+
+def test_a_sentence_announcing_a_list_brings_its_items(monkeypatch: pytest.MonkeyPatch) -> None:
+    docs = {
+        "plans.md": (
+            "# Plans\n\n"
+            "## Enterprise-only features\n\n"
+            "The features below are not available on any lower plan. Ask sales to upgrade.\n\n"
+            "- Single sign-on through your identity provider\n"
+            "- Programmatic site management through the sites interface\n"
+            "- A managed proxy set up and maintained for you\n\n"
+            "Support answers every plan within one business day.\n"
+        ),
+        "other.md": "Lower plans can buy extra seats at any time.\n",
+    }
+    documents, hits = line_corpus(docs)
+    answer = extractive_answer("Which features are only on the Enterprise plan?", hits, documents=documents)
+    text = answer.text
+    assert "The features below" in text
+    for item in ("Single sign-on", "Programmatic site management", "A managed proxy"):
+        assert item in text, item
+    assert text.index("The features below") < text.index("Single sign-on") < text.index("A managed proxy")
+    # without the rule the items share too few of the question's words to be quoted
+    monkeypatch.setattr(units, "ANNOUNCED_LISTS", False)
+    plain = extractive_answer(
+        "Which features are only on the Enterprise plan?", hits, documents=documents
+    ).text
+    assert "The features below" in plain and "A managed proxy" not in plain
+
+
+def test_a_sentence_that_points_nowhere_brings_no_list() -> None:
+    docs = {
+        "plans.md": (
+            "Enterprise features are not available on any lower plan.\n\n"
+            "- Single sign-on through your identity provider\n"
+            "- A managed proxy set up and maintained for you\n"
+        ),
+    }
+    documents, hits = line_corpus(docs)
+    units = answer_units(hits, documents)
+    items = [u for u in units if u.list_item]
+    assert [u.text for u in items] == [
+        "Single sign-on through your identity provider",
+        "A managed proxy set up and maintained for you",
+    ]
+    lead = next(u for u in units if not u.list_item)
+    assert not announces(lead.text)
+    assert announces("The main decisions were:") and announces("Refunds are granted as follows.")
 
 
 def test_why_asks_for_a_reason_and_how_much_notice_for_a_duration() -> None:
