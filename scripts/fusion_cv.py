@@ -595,8 +595,15 @@ def print_table(result: dict) -> None:
 
 
 # Development gold sets over ../shared/documents a CV may take as collections
-# (each its own collection, weighted as one; dev-identifiers added in session 15).
-SHARED_SETS = ("dev-shared", "dev-identifiers")
+# (session 15: every development set over ../shared/documents).
+SHARED_SETS = (
+    "dev-shared",
+    "dev-identifiers",
+    "dev-answers",
+    "dev-answers-b",
+    "dev-named-parts",
+    "dev-risks",
+)
 
 
 def load_all(names: list[str], root: Path, shared: Path, library: Library) -> list[Collection]:
