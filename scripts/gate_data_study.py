@@ -131,6 +131,10 @@ class Study:
 
 def run(names: list[str]) -> dict:
     lab = prf_study.SharedLab(*prf_study.build(names))
+    keys = {tuple(lab.rowkey[c]) for c in SHARED if c in lab.rowkey}
+    if len(keys) != 1:
+        raise SystemExit("the sets over ../shared/documents do not hold the same passages")
+    lab.rowkey["shared"] = lab.rowkey["dev-shared"]
     for q in lab.queries:
         if q.coll in SHARED:
             q.coll = "shared"
