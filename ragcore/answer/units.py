@@ -208,11 +208,29 @@ def _sentence_units(hit: Hit, doc: Document | None) -> list[Unit]:
     return out
 
 
+# A sentence end whose space the PDF's text lost ("... of our common
+# stock.Further, we are ..."): a word of lower-case letters, its stop, and a
+# capitalised word. Split here only for quoting (the chunker and the lenses
+# read sentences as before); "e.g.", "U.S." and "Node.JS" do not match.
+_JOINED_END = re.compile(r"(?<=[a-z]{2}[.!?])(?=[A-Z][a-z])")
+
+
+def _unjoined(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for a, b in spans:
+        cuts = [m.start() for m in _JOINED_END.finditer(text, a, b)] if JOINED_ENDS else []
+        for cut in cuts:
+            out.append((a, cut))
+            a = cut
+        out.append((a, b))
+    return out
+
+
 def _spans(doc: Document | None, base: int, text: str) -> list[tuple[int, int]]:
     """``text``'s sentences, a run-in clause title joined to the sentence it
     runs into ("5.4 Termination for repeated unavailability. If the Service
     ..."): alone it is a heading, and it carries the clause's number."""
-    spans = sentence_spans(text)
+    spans = _unjoined(text, sentence_spans(text))
     titles = sorted(run_in_titles(doc)) if doc is not None else []
     if not titles:
         return spans
@@ -302,6 +320,7 @@ STEP_WINDOW = (
     12  # sentences after the announcing one within which its steps are read (three steps of up to four)
 )
 MAX_STEPS = len(_ORDINALS)
+JOINED_ENDS = True  # sentences split where a PDF lost the space after a stop (_unjoined); measured on/off
 ANNOUNCED_LISTS = True  # a sentence announcing a list brings its items (_announced_items); measured on/off
 
 

@@ -46,7 +46,10 @@ _CITATION_MARK = re.compile(r"\[\d+(?:\s*[,;]\s*\d+)*\]")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _TAG = re.compile(r"<[^>]+>")
 _LINE_MARK = re.compile(r"^\s*(?:[-*+>]|\d+[.)]|#+)\s+", re.MULTILINE)
-_WORD = re.compile(r"\w+(?:[.%]\w+)*%?")
+# A word, or a number with its decimal points and per cent sign ("1.5%",
+# "v2.3.1"); a stop between letters separates words, so a quote ending "...
+# common stock." is found in a PDF line reading "common stock.Further, ...".
+_WORD = re.compile(r"\w+(?:(?<=\d)[.%](?=\d)\w*)*%?")
 _DISAGREEMENT = re.compile(
     r"\b(?:contradict\w*|disagree\w*|conflict\w*|inconsisten\w*|differ(?:s|ent)?\s+(?:on|from))\b", re.I
 )

@@ -225,3 +225,21 @@ def test_an_ordinal_adjective_is_no_enumeration_step() -> None:
     assert follows("Secondly the price rises.")
     assert not follows("Third parties may not use the interface.")
     assert not follows("First Avenue depots open at six.")
+
+
+def test_a_sentence_end_whose_space_a_pdf_lost_still_ends_a_quote() -> None:
+    docs = {
+        "filing.txt": (
+            "Any of these risks could affect the trading price of our common stock.Further, we are"
+            " limited in our ability to sell these positions.\n"
+        )
+    }
+    documents, hits = line_corpus(docs)
+    texts = [u.text for u in answer_units(hits, documents)]
+    assert "Any of these risks could affect the trading price of our common stock." in texts
+    assert "Further, we are limited in our ability to sell these positions." in texts
+    # abbreviations and names with stops are not sentence ends
+    documents, hits = line_corpus({"notes.txt": "See e.g.Table 4 for the U.S.Bank figures on the plan.\n"})
+    assert [u.text for u in answer_units(hits, documents)] == [
+        "See e.g.Table 4 for the U.S.Bank figures on the plan."
+    ]

@@ -235,3 +235,21 @@ def test_bad_part_is_named(tmp_path) -> None:
     path = write_gold(tmp_path, [{"id": "q1", "text": "t", "judgements": [judgement]}])
     with pytest.raises(GoldSetError, match="'part' must be"):
         load_goldset(path)
+
+
+def test_a_quote_ending_where_a_pdf_lost_a_space_is_supported() -> None:
+    pdf = make_doc(
+        "filing.pdf", ["Risks could affect the trading price of our common stock.Further, we are", "bound."]
+    )
+    docs = {"filing.pdf": pdf}
+    cites = {1: Citation(1, "filing.pdf", 1, 1, "")}
+    assert supported(
+        AnswerSentence("Risks could affect the trading price of our common stock.", (1,)), cites, docs
+    )
+    assert supported(AnswerSentence("Further, we are", (1,)), cites, docs)
+    # numbers keep their decimal point and per cent sign: 1.5% is not "1" and "5%"
+    rate = make_doc("rate.md", ["A late fee of 1.5% per month applies."])
+    rate_cite = {1: Citation(1, "rate.md", 1, 1, "")}
+    assert not supported(
+        AnswerSentence("A late fee of 5% per month applies.", (1,)), rate_cite, {"rate.md": rate}
+    )
