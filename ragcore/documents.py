@@ -236,8 +236,16 @@ def find_control_block(lines: list[str], kind: str) -> tuple[int, int] | None:
     revision-history heading, table or key-value list that comes before the
     first real section, under at most a short title. A key-value list needs
     two or more entries: one "Date: ..." line is too weak a sign. The
-    block's lines keep their numbers; chunkers skip them for indexing.
+    block's lines keep their numbers; chunkers skip them for indexing. A
+    document that holds nothing after the block has none: it is read whole.
     """
+    block = _top_block(lines)
+    if block is None or _next_nonblank(lines, block[1]) is None:
+        return None  # nothing follows: the block is all there is to read, so it is read
+    return block
+
+
+def _top_block(lines: list[str]) -> tuple[int, int] | None:
     n = len(lines)
     first = 0
     while first < n and not lines[first].strip():
@@ -301,20 +309,31 @@ def _control_table(lines: list[str], start: int) -> tuple[int, int] | None:
         block_start -= 1
     last = block_start
     listing = False  # after "Revision history:" its entries follow
+    under_heading = False  # the last control line was the block's heading
     for j in range(block_start, n):
         line = lines[j]
         stripped = line.strip()
         if not stripped:
             continue
+        if j > last + 1 and _new_table(line, under_heading):
+            break  # after a blank line, a table that is not the block's own
         if _is_control_line(line):
             last = j
-            listing = bool(_CONTROL_HEADING.match(stripped)) or stripped.endswith(":")
+            under_heading = bool(_CONTROL_HEADING.match(stripped))
+            listing = under_heading or stripped.endswith(":")
             continue
         if listing and (line[:1] in " \t" or _REVISION_ENTRY.match(line)):
             last = j  # an indented entry, its wrapped tail, or "1.2  2025-08-11  ..."
+            under_heading = False
             continue
         break
     return (block_start + 1, last + 1)
+
+
+def _new_table(line: str, under_heading: bool) -> bool:
+    """A table row past a blank line starts another table, unless it is the
+    table under the block's heading or its header names a control key."""
+    return bool(_TABLE_ROW.match(line)) and not under_heading and not _TABLE_HEAD.match(line)
 
 
 def _next_nonblank(lines: list[str], k: int) -> int | None:

@@ -395,6 +395,20 @@ PROPERTY_SETTINGS = settings(
 @example(
     (b"Version: 3\nOwner: ops\nRevision history:\n  1.0  2024-01-01  first\n\n1.1 Alpha\n\n", "generated.txt")
 )
+# Found by this test (session 15): a one-column table after the control table
+# and a blank line was swallowed into the control block, leaving nothing to index.
+@example(
+    (
+        b"**Document control**\n\n| Version | Owner |\n| --- | --- |\n| 1.2 | ops |\n\n| a |\n\n",
+        "generated.md",
+    )
+)
+@example(
+    (b"Version: 3\nOwner: ops\nRevision history:\n  1.0  2024-01-01  first\n\n| a |\n\n", "generated.md")
+)
+@example(
+    (b"**Document control**\n\n| Version | Owner |\n| --- | --- |\n| 1.2 | ops |\n| a |\n\n", "generated.md")
+)
 def test_property_all_chunkers_keep_provenance_and_coverage(generated):
     data, name = generated
     doc = load_bytes(data, name)
