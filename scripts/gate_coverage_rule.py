@@ -26,7 +26,6 @@ groups is higher than A's, and no group A meets falls below its target.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -41,9 +40,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-import prf_study  # noqa: E402
 from fusion_gate import FUSED  # noqa: E402
-from gate_data_study import NEW, OLD, PRF, SHARED, Study, table  # noqa: E402
+from gate_data_study import NEW, OLD, PRF, Study, shared_lab, table, write_report  # noqa: E402
 from gate_variants import ALL, SIGNALS, Softmax, goal  # noqa: E402
 
 FLOORS = (None, 0.75, 0.9, 1.0)
@@ -83,12 +81,7 @@ def main() -> int:
     parser.add_argument("--out", default=str(ROOT / "eval" / "results" / "gate-coverage-rule.md"))
     args = parser.parse_args()
     t0 = time.time()
-    lab = prf_study.SharedLab(*prf_study.build([*OLD, *NEW]))
-    lab.rowkey["shared"] = lab.rowkey["dev-shared"]
-    for q in lab.queries:
-        if q.coll in SHARED:
-            q.coll = "shared"
-    lab.coll_of = {q.group: q.coll for q in lab.queries}
+    lab = shared_lab([*OLD, *NEW])
     new = [g for g in lab.groups if g in NEW]
     old = [g for g in lab.groups if g not in NEW]
     never = frozenset(new)
@@ -124,28 +117,18 @@ def main() -> int:
     lines.append(f"- ship rule: {'SHIP' if ship else 'nothing ships'}")
     text = table(lab, rows, bars)
     print(text + "\n".join(lines))
-    settings = [f"- {n}: " + "; ".join(f"{g} {b}" for g, (_, b) in r.items()) for n, r in rows.items()]
-    Path(args.out).write_text(
+    write_report(
+        Path(args.out),
         "Held-out nDCG@10 of the gate with a floor on BM25's top coverage (scripts/gate_coverage_rule.py; "
-        f"the five newer sets scored by what the procedure ships; {time.time() - t0:.0f} s)\n\n"
-        + text
-        + "\n"
-        + "\n".join(lines)
-        + "\n\nSetting chosen per held-out group:\n\n"
-        + "\n".join(settings)
-        + "\n"
-    )
-    Path(args.out).with_suffix(".json").write_text(
-        json.dumps(
-            {
-                "kind": "gate-coverage-rule",
-                "ship": ship,
-                "picked": picked,
-                "held_out": {n: {g: float(np.mean(v[0])) for g, v in r.items()} for n, r in rows.items()},
-            },
-            indent=1,
-        )
-        + "\n"
+        f"the five newer sets scored by what the procedure ships; {time.time() - t0:.0f} s)",
+        text + "\n" + "\n".join(lines),
+        rows,
+        {
+            "kind": "gate-coverage-rule",
+            "ship": ship,
+            "picked": picked,
+            "held_out": {n: {g: float(np.mean(v[0])) for g, v in r.items()} for n, r in rows.items()},
+        },
     )
     print(f"wrote {args.out} ({time.time() - t0:.0f} s)")
     return 0

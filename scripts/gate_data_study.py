@@ -129,7 +129,8 @@ class Study:
         return self.lab.held_out(self.fitted(variant, name, best, excluded), g), best
 
 
-def run(names: list[str]) -> dict:
+def shared_lab(names: list[str]) -> prf_study.SharedLab:
+    """The PRF lab over ``names``, the sets over ../shared/documents as one collection."""
     lab = prf_study.SharedLab(*prf_study.build(names))
     keys = {tuple(lab.rowkey[c]) for c in SHARED if c in lab.rowkey}
     if len(keys) != 1:
@@ -139,6 +140,21 @@ def run(names: list[str]) -> dict:
         if q.coll in SHARED:
             q.coll = "shared"
     lab.coll_of = {q.group: q.coll for q in lab.queries}
+    return lab
+
+
+def write_report(out: Path, title: str, body: str, rows: dict, record: dict) -> None:
+    """``out`` (Markdown: ``title``, ``body``, each procedure's setting per
+    group) and ``out`` with .json (``record``)."""
+    settings = [f"- {n}: " + "; ".join(f"{g} {best}" for g, (_, best) in r.items()) for n, r in rows.items()]
+    out.write_text(
+        f"{title}\n\n{body}\n\nSetting chosen per held-out group:\n\n" + "\n".join(settings) + "\n"
+    )
+    out.with_suffix(".json").write_text(json.dumps(record, indent=1) + "\n")
+
+
+def run(names: list[str]) -> dict:
+    lab = shared_lab(names)
     groups = lab.groups
     new = [g for g in groups if g in NEW]
     old = [g for g in groups if g not in NEW]
@@ -235,29 +251,19 @@ def main() -> int:
     chosen, lines = verdict(lab, rows, bars)
     text = table(lab, rows, bars)
     print(text + "\n".join(lines))
-    settings = [f"- {n}: " + "; ".join(f"{g} {best}" for g, (_, best) in r.items()) for n, r in rows.items()]
-    Path(args.out).write_text(
+    write_report(
+        Path(args.out),
         "Held-out nDCG@10 of the default's gate by the data it is fitted on (scripts/gate_data_study.py; "
         "target = the better of BM25 and dense alone, and the RRF reference on the classic collections; "
-        f"A's new-set figures are the shipped procedure's gate, which never saw them; {time.time() - t0:.0f} s)\n\n"
-        + text
-        + "\n"
-        + "\n".join(lines)
-        + "\n\nSetting chosen per held-out group:\n\n"
-        + "\n".join(settings)
-        + "\n"
-    )
-    Path(args.out).with_suffix(".json").write_text(
-        json.dumps(
-            {
-                "kind": "gate-data-study",
-                "ship": chosen,
-                "held_out": {n: {g: float(np.mean(v[0])) for g, v in r.items()} for n, r in rows.items()},
-                "chosen": {n: {g: v[1] for g, v in r.items()} for n, r in rows.items()},
-            },
-            indent=1,
-        )
-        + "\n"
+        f"A's new-set figures are the shipped procedure's gate, which never saw them; {time.time() - t0:.0f} s)",
+        text + "\n" + "\n".join(lines),
+        rows,
+        {
+            "kind": "gate-data-study",
+            "ship": chosen,
+            "held_out": {n: {g: float(np.mean(v[0])) for g, v in r.items()} for n, r in rows.items()},
+            "chosen": {n: {g: v[1] for g, v in r.items()} for n, r in rows.items()},
+        },
     )
     print(f"wrote {args.out} ({time.time() - t0:.0f} s)")
     if args.write_gate and chosen is not None:
