@@ -115,10 +115,12 @@ def in_range(text: str, numbers: Sequence[float]) -> bool:
     return any(lo <= n <= hi and (lo != -math.inf or hi != math.inf) for n in numbers)
 
 
-def _doc_words(name: str) -> str:
-    """A document's file name as words: "discount-approval-matrix.md" -> "discount approval matrix"."""
-    stem = name.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-    return re.sub(r"[-_.]+", " ", stem)
+def _doc_words(name: str, folders: bool = False) -> str:
+    """A document's file name as words: "discount-approval-matrix.md" ->
+    "discount approval matrix"; with ``folders``, its folders' names too."""
+    path = name if folders else name.rsplit("/", 1)[-1]
+    stem = path.rsplit(".", 1)[0]
+    return re.sub(r"[-_./]+", " ", stem)
 
 
 def _in_stated_range(word: str, text: str) -> bool:
@@ -145,6 +147,10 @@ class Weights:
     # higher one kept: measured, not chosen (docs/decisions.md section 7,
     # session 10; scripts/answer_study.py --phrase)
     topic_phrase: bool = False
+    # a document's folders also count as its name's words ("basecamp-policies/
+    # cancellation.md" is about Basecamp): measured, not chosen (docs/decisions.md
+    # section 7, session 15; scripts/answer_study.py --folders)
+    folder_names: bool = False
 
 
 class Scorer:
@@ -161,7 +167,8 @@ class Scorer:
         self.words = {id(u): content_words(u.text) for u in units}
         # a unit's heading path and its document's name say what it is about
         # (a table row's cells rarely repeat the table's subject)
-        self.labels = {id(u): content_words(f"{u.label} {_doc_words(u.doc)}") for u in units}
+        folders = weights.folder_names
+        self.labels = {id(u): content_words(f"{u.label} {_doc_words(u.doc, folders)}") for u in units}
         df: dict[str, int] = {}
         for ws in self.words.values():
             for w in ws:
