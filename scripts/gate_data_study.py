@@ -216,27 +216,13 @@ def table(lab, rows: dict, bars: dict[str, float]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_gate(lab, study_rows: dict, chosen: str) -> None:
-    """Fit what ships on all 18 groups by the same rule and write fusion_gate.json."""
-    from fusion_fitted import collection_weights
-    from fusion_gate import FUSED as FUSED_SETTINGS
-
-    from ragcore.retrieval.fusion_gate import GATE_FEATURES, GateQuery, fit_gate
-
+def write_gate(lab, chosen: str) -> None:
+    """Fit what ships on all 18 groups by the same rule and write fusion_gate.json
+    (prf_study's writer: the same fit, each collection weighted equally)."""
     if chosen != "B: all sets":
         raise SystemExit(f"only the gate is wired into the retriever; {chosen!r} needs code first")
-    study = Study(lab)
-    best = study.choose(gated(), "gate", lab.groups, frozenset())
-    fused, used = next((f, u) for f in FUSED for sig, u in SIGNALS.items() if f"{f}{sig}" == best)
-    method, k, a = FUSED_SETTINGS[fused]
-    weights = collection_weights([q.coll for q in lab.queries])
-    queries = [
-        GateQuery(q.whole.x[: len(GATE_FEATURES)], q.ndcg[f"{fused} {PRF}"], q.ndcg["dense"], w)
-        for q, w in zip(lab.queries, weights, strict=True)
-    ]
-    gate = fit_gate(queries, k, False, 1.0, lab.groups, used, method, a, prf=prf_study.setting(PRF))
-    gate.write()
-    print(f"wrote the gate: {best} | {PRF} on fused, fitted on {len(lab.groups)} groups")
+    best = Study(lab).choose(gated(), "gate", lab.groups, frozenset())
+    prf_study.write_gate(lab, f"{best} | {PRF} on fused")
 
 
 def main() -> int:
@@ -267,7 +253,7 @@ def main() -> int:
     )
     print(f"wrote {args.out} ({time.time() - t0:.0f} s)")
     if args.write_gate and chosen is not None:
-        write_gate(lab, rows, chosen)
+        write_gate(lab, chosen)
     return 0
 
 

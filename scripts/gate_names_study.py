@@ -75,6 +75,7 @@ from gate_variants import SIGNALS, Softmax, goal  # noqa: E402
 
 from ragcore.retrieval import BM25Params  # noqa: E402
 from ragcore.retrieval.bm25 import BM25Index  # noqa: E402
+from ragcore.retrieval.word_neighbours import _is_name  # noqa: E402
 
 PRF = "prf k5 b0.5"  # the shipped feedback setting (fusion_gate.json)
 THIRD = ("convex tmm dense 0.3", "convex tmm dense 0.5", "bm25")
@@ -83,12 +84,9 @@ _WORD = re.compile(r"[^\W_]+(?:[-.][^\W_]+)*")
 
 
 def is_name(raw: str, first: bool) -> bool:
-    """Two or more capitals anywhere, a capital after the first word, or a digit."""
-    return (
-        sum(c.isupper() for c in raw) >= 2
-        or (not first and raw[:1].isupper())
-        or any(c.isdigit() for c in raw)
-    )
+    """A name as ``word_neighbours`` reads one (two capitals, or a capital after
+    the first word), or a word holding a digit (a code)."""
+    return _is_name(raw, first) or any(c.isdigit() for c in raw)
 
 
 def name_share(index: BM25Index, text: str) -> float:

@@ -213,13 +213,15 @@ def _sentence_units(hit: Hit, doc: Document | None) -> list[Unit]:
 # capitalised word. Split here only for quoting (the chunker and the lenses
 # read sentences as before); "e.g.", "U.S." and "Node.JS" do not match.
 _JOINED_END = re.compile(r"(?<=[a-z]{2}[.!?])(?=[A-Z][a-z])")
+JOINED_ENDS = True  # measured on/off (docs/decisions.md section 7, session 15)
 
 
 def _unjoined(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    if not JOINED_ENDS:
+        return spans
     out: list[tuple[int, int]] = []
     for a, b in spans:
-        cuts = [m.start() for m in _JOINED_END.finditer(text, a, b)] if JOINED_ENDS else []
-        for cut in cuts:
+        for cut in (m.start() for m in _JOINED_END.finditer(text, a, b)):
             out.append((a, cut))
             a = cut
         out.append((a, b))
@@ -320,7 +322,6 @@ STEP_WINDOW = (
     12  # sentences after the announcing one within which its steps are read (three steps of up to four)
 )
 MAX_STEPS = len(_ORDINALS)
-JOINED_ENDS = True  # sentences split where a PDF lost the space after a stop (_unjoined); measured on/off
 ANNOUNCED_LISTS = True  # a sentence announcing a list brings its items (_announced_items); measured on/off
 
 
