@@ -129,9 +129,10 @@ class Study:
         return self.lab.held_out(self.fitted(variant, name, best, excluded), g), best
 
 
-def shared_lab(names: list[str]) -> prf_study.SharedLab:
-    """The PRF lab over ``names``, the sets over ../shared/documents as one collection."""
-    lab = prf_study.SharedLab(*prf_study.build(names))
+def shared_lab(names: list[str], derive: prf_study.Derive | None = None) -> prf_study.SharedLab:
+    """The PRF lab over ``names``, the sets over ../shared/documents as one
+    collection (``derive``: extra experts, as ``prf_study.build``)."""
+    lab = prf_study.SharedLab(*prf_study.build(names, derive))
     keys = {tuple(lab.rowkey[c]) for c in SHARED if c in lab.rowkey}
     if len(keys) != 1:
         raise SystemExit("the sets over ../shared/documents do not hold the same passages")

@@ -43,6 +43,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from collections.abc import Callable
 
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")  # BLAS threads contend on a loaded machine
@@ -78,6 +79,8 @@ KS = (3, 5, 10)
 BETAS = (0.25, 0.5, 1.0)
 PRF = tuple(f"prf k{k} b{b:g}" for k in KS for b in BETAS)
 WHERE = ("dense", "fused", "both")
+# experts made from a piece's rankings (name -> ranking)
+Derive = Callable[[dict[str, list[tuple[int, float]]]], dict[str, list[tuple[int, float]]]]
 DEPTH = 100  # the gate's lists, and dense's list after re-scoring
 Ranking = list[tuple[int, float]]
 
@@ -101,9 +104,10 @@ def setting(name: str) -> tuple[int, float]:
     return int(k[1:]), float(b[1:])
 
 
-def build(names: list[str]) -> tuple[list[Query], dict[str, list[str]]]:
+def build(names: list[str], derive: Derive | None = None) -> tuple[list[Query], dict[str, list[str]]]:
     """As gate_variants.build, with each piece's PRF experts added: "dense
-    <prf>" and "<fused> <prf>" (the fusion over BM25 and dense under q')."""
+    <prf>" and "<fused> <prf>" (the fusion over BM25 and dense under q');
+    ``derive`` adds experts made from those rankings (before identifier pins)."""
     from ragcore.corpus import default_library
     from ragcore.retrieval.embedding import get_embedder
     from ragcore.retrieval.vectors import passage_vectors
@@ -140,6 +144,8 @@ def build(names: list[str]) -> tuple[list[Query], dict[str, list[str]]]:
                 plain_prf[s] = dn2
                 rankings[f"dense {s}"] = dn2
                 rankings |= {f"{n} {s}": e.fused(bm, dn2) for n, e in experts.items()}
+            if derive is not None:
+                rankings |= derive(rankings)
             if stats.identifier_rows:
                 rankings = {n: fusion.pin_rows(r, stats.identifier_rows) for n, r in rankings.items()}
             x = np.r_[gate_features(bm, dn, stats), extra_signals(index, text, bm, dn)]

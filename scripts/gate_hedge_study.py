@@ -1,0 +1,133 @@
+"""Keep BM25's top passage when the gate picks dense alone (issue #22;
+session 16).
+
+Why (docs/decisions.md section 1, sessions 15-16): on the development sets
+the gate was never fitted on, its dense-alone choice loses most where dense
+misreads a question whose words BM25's top passage holds: dev-identifiers
+id17 ("What is the exhibit number of the sublease between Lyft and
+Dropbox?") BM25 nDCG@10 0.90, dense and the default 0.00; dev-answers a06
+and a09 0.63 / 0.61 against 0.00; dev-risks k05 1.00 against 0.00. The
+choice is all or nothing, so one misread question costs its whole ranking.
+The hedge (``fusion_gate.hedge``): the dense-alone ranking with BM25's top
+passage moved up to rank ``r`` when dense has it lower (or not at all). It
+costs a question dense reads well one place from rank ``r`` down. The gate
+is fitted with the hedged ranking as its dense arm, so its objective sees
+what would ship.
+
+Grid and procedure, written before the first run: r in {off, 2, 3, 5}
+(BM25's top passage only; not tuned further), chosen jointly with the
+gate's setting (the shipped grid of 32) by the shipped procedure (A of
+gate_data_study.py: fitted and chosen on the 13 groups, nested
+collection-weighted mean; PRF fixed at k 5, beta 0.5 on the fused ranking's
+dense half); the 13 groups scored held out, the five newer development sets
+scored by what the procedure ships (fitted on the 13; it never saw them).
+Ship rule: the hedge ships only if the procedure picks an r other than
+"off" with every group in training, its collection-weighted mean of
+held-out nDCG@10 over the 18 groups is higher than A's, and no group A
+meets falls below its target (``gate_variants.goal``). Otherwise the
+output is the record.
+
+    nice -n 10 python scripts/gate_hedge_study.py [--out eval/results/gate-hedge-study.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import numpy as np  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from fusion_gate import FUSED  # noqa: E402
+from gate_data_study import NEW, OLD, PRF, Study, shared_lab, table, write_report  # noqa: E402
+from gate_variants import SIGNALS, Softmax, goal  # noqa: E402
+
+from ragcore.retrieval.fusion_gate import hedge  # noqa: E402
+
+HEDGES = (0, 2, 3, 5)  # 0: off, dense alone as shipped
+
+
+def arm(at: int) -> str:
+    return f"dense hedge {at}" if at else "dense"
+
+
+def derive(rankings: dict) -> dict:
+    """Each piece's hedged dense-alone rankings."""
+    return {arm(at): hedge(rankings["dense"], rankings["bm25"], at) for at in HEDGES if at}
+
+
+def variant(hedges: tuple[int, ...]) -> dict:
+    return {
+        f"{fused}{sig} | hedge {at}": (lambda f=fused, u=used, a=at: Softmax([arm(a), f"{f} {PRF}"], u))
+        for fused in FUSED
+        for sig, used in SIGNALS.items()
+        for at in hedges
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--out", default=str(ROOT / "eval" / "results" / "gate-hedge-study.md"))
+    args = parser.parse_args()
+    t0 = time.time()
+    lab = shared_lab([*OLD, *NEW], derive)
+    new = [g for g in lab.groups if g in NEW]
+    old = [g for g in lab.groups if g not in NEW]
+    never = frozenset(new)
+    study = Study(lab)
+    base, cand = "A: shipped procedure", "A with the hedge"
+    rows: dict[str, dict] = {base: {}, cand: {}}
+    for name, v in ((base, variant((0,))), (cand, variant(HEDGES))):
+        shipped = study.choose(v, name, old, never)
+        model = study.fitted(v, name, shipped, never)
+        for g in lab.groups:
+            rows[name][g] = (
+                study.held_out(v, name, g, old, never) if g in old else (lab.held_out(model, g), shipped)
+            )
+            print(name, g, round(float(np.mean(rows[name][g][0])), 4), rows[name][g][1], flush=True)
+        rows[name]["_shipped"] = shipped
+    bars = {g: max(lab.single_mean(g, "bm25"), lab.single_mean(g, "dense")) for g in lab.groups}
+    picked = {n: r.pop("_shipped") for n, r in rows.items()}
+    means = {n: lab.collection_mean({g: float(np.mean(v[0])) for g, v in r.items()}) for n, r in rows.items()}
+    met = {n: {g for g, v in r.items() if goal(lab, g, float(np.mean(v[0])), bars)} for n, r in rows.items()}
+    ship = not picked[cand].endswith("hedge 0") and means[cand] > means[base] and not (met[base] - met[cand])
+    lines = [
+        f"- {n}: collection-weighted mean {means[n]:.4f}, goal met {len(met[n])}/{len(lab.groups)}, "
+        f"picked with every group in training: {picked[n]}"
+        for n in rows
+    ]
+    lines.append(
+        f"- lost: {sorted(met[base] - met[cand]) or 'none'}; gained: {sorted(met[cand] - met[base]) or 'none'}"
+    )
+    lines.append(f"- ship rule: {'SHIP' if ship else 'nothing ships'}")
+    text = table(lab, rows, bars)
+    print(text + "\n".join(lines))
+    write_report(
+        Path(args.out),
+        "Held-out nDCG@10 of the gate with BM25's top passage kept in its dense-alone ranking "
+        "(scripts/gate_hedge_study.py; the five newer sets scored by what the procedure ships; "
+        f"{time.time() - t0:.0f} s)",
+        text + "\n" + "\n".join(lines),
+        rows,
+        {
+            "kind": "gate-hedge-study",
+            "ship": ship,
+            "picked": picked,
+            "held_out": {n: {g: float(np.mean(v[0])) for g, v in r.items()} for n, r in rows.items()},
+        },
+    )
+    print(f"wrote {args.out} ({time.time() - t0:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
