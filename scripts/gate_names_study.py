@@ -16,7 +16,7 @@ that names a company, a product or a code is not. So the signal:
 - ``name_share``: the share of the query's idf mass (its BM25 terms the
   collection holds, each once) carried by its names: a word with two or
   more capitals ("SLA", "FedRAMP"), a capitalised word after the first, or
-  a word holding a digit (the rule of ``word_neighbours._is_name`` for
+  a word holding a digit (the rule of ``word_neighbours.is_name`` for
   names, plus codes). A name every passage holds (the company's own name
   in its own documents) has little idf, so it weighs little.
 
@@ -75,7 +75,7 @@ from gate_variants import SIGNALS, Softmax, goal  # noqa: E402
 
 from ragcore.retrieval import BM25Params  # noqa: E402
 from ragcore.retrieval.bm25 import BM25Index  # noqa: E402
-from ragcore.retrieval.word_neighbours import _is_name  # noqa: E402
+from ragcore.retrieval.word_neighbours import is_name as plain_name  # noqa: E402
 
 PRF = "prf k5 b0.5"  # the shipped feedback setting (fusion_gate.json)
 THIRD = ("convex tmm dense 0.3", "convex tmm dense 0.5", "bm25")
@@ -86,7 +86,7 @@ _WORD = re.compile(r"[^\W_]+(?:[-.][^\W_]+)*")
 def is_name(raw: str, first: bool) -> bool:
     """A name as ``word_neighbours`` reads one (two capitals, or a capital after
     the first word), or a word holding a digit (a code)."""
-    return _is_name(raw, first) or any(c.isdigit() for c in raw)
+    return plain_name(raw, first) or any(c.isdigit() for c in raw)
 
 
 def name_share(index: BM25Index, text: str) -> float:

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ragcore.answer_types import NUMBER, Cue, answer_cue, states_cue
+from ragcore.retrieval.word_neighbours import is_name
 from ragcore.text import ENGLISH_STOP_WORDS, content_words, stem, tokenize
 from ragcore.text import words as text_words
 
@@ -151,6 +152,30 @@ class Weights:
     # cancellation.md" is about Basecamp): measured, not chosen (docs/decisions.md
     # section 7, session 15; scripts/answer_study.py --folders)
     folder_names: bool = False
+    # a topic word the unit does not state counts at its similarity to the
+    # unit's closest word when that is at least this floor (0: off; needs a
+    # similarity): measured, not chosen (scripts/answer_study.py --near)
+    near_words: float = 0.0
+
+
+_PLAIN = re.compile(r"[^\W\d_]{3,}")  # a word of letters: what a near word may be
+
+
+def asked_words(part: Part) -> dict[str, str]:
+    """The part's topic words as written (stem -> surface form), names left
+    out: a name's nearest words are other names ("Japan" -> "Canada")."""
+    out: dict[str, str] = {}
+    for i, raw in enumerate(_PLAIN.findall(part.text)):
+        word = raw.lower()
+        if is_name(raw, first=not i) or word in ENGLISH_STOP_WORDS:
+            continue
+        if (s := stem(word)) in part.words:
+            out.setdefault(s, word)
+    return out
+
+
+def _plain_words(text: str) -> set[str]:
+    return {w for w in (raw.lower() for raw in _PLAIN.findall(text)) if w not in ENGLISH_STOP_WORDS}
 
 
 class Scorer:
@@ -164,6 +189,7 @@ class Scorer:
         self.units = list(units)
         self.similarity = similarity
         self._sims: dict[str, dict[int, float]] = {}
+        self._near: dict[str, dict[int, dict[str, float]]] = {}
         self.words = {id(u): content_words(u.text) for u in units}
         # a unit's heading path and its document's name say what it is about
         # (a table row's cells rarely repeat the table's subject)
@@ -234,9 +260,48 @@ class Scorer:
             self._sims[part.text] = sims
         return sims.get(id(unit), unit.dense)
 
+    def near_coverage(self, unit: Unit, part: Part) -> float:
+        """The idf-weighted share of the part's topic words the unit states
+        only in other words: each such word counts its similarity to the
+        unit's closest word, when at least ``weights.near_words`` (soft term
+        matching by word embeddings, as in Kuzi, Shtok & Kurland, CIKM 2016:
+        "yearly" is stated by "annual", 0.82 with MiniLM)."""
+        floor = self.weights.near_words
+        if not floor or self.similarity is None or not part.words:
+            return 0.0
+        nearest = self._nearest(part).get(id(unit))
+        if not nearest:
+            return 0.0
+        found = self._found(unit, part)
+        total = sum(self.idf(w) for w in part.words)
+        got = sum(self.idf(w) * sim for w, sim in nearest.items() if w not in found and sim >= floor)
+        return got / total if total else 0.0
+
+    def _nearest(self, part: Part) -> dict[int, dict[str, float]]:
+        """Per retrieved unit: each asked word's similarity to the unit's closest word."""
+        near = self._near.get(part.text)
+        if near is None:
+            assert self.similarity is not None
+            asked = asked_words(part)
+            plain = {id(u): _plain_words(u.text) for u in self.units}
+            vocab = sorted(set().union(*plain.values())) if asked else []
+            rows = {
+                s: dict(zip(vocab, self.similarity(word, vocab), strict=True)) for s, word in asked.items()
+            }
+            near = (
+                {
+                    uid: {s: max((row[w] for w in ws), default=0.0) for s, row in rows.items()}
+                    for uid, ws in plain.items()
+                }
+                if vocab
+                else {}
+            )
+            self._near[part.text] = near
+        return near
+
     def score(self, unit: Unit, part: Part) -> float:
         w = self.weights
-        s = self.coverage(unit, part)
+        s = self.coverage(unit, part) + self.near_coverage(unit, part)
         if states_cue(unit.text, part.cue) or in_range(unit.text, part.numbers):
             s += w.cue
         s -= w.rank * (unit.hit_rank - 1)

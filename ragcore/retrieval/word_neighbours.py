@@ -70,7 +70,7 @@ def unknown_words(question: str, params: BM25Params, vocab: Mapping[str, int]) -
     whose BM25 term no passage holds, in order, each once."""
     out: list[str] = []
     for i, raw in enumerate(_LETTERS.findall(question)):
-        if _is_name(raw, first=not i):
+        if is_name(raw, first=not i):
             continue
         tokens = words(raw)
         word = tokens[0] if tokens else ""
@@ -82,7 +82,7 @@ def unknown_words(question: str, params: BM25Params, vocab: Mapping[str, int]) -
     return out
 
 
-def _is_name(raw: str, first: bool) -> bool:
+def is_name(raw: str, first: bool) -> bool:
     """An acronym or a mixed-case name ("SLA", "FedRAMP") anywhere, or a capitalised word after the first."""
     return sum(c.isupper() for c in raw) >= 2 or (not first and raw[:1].isupper())
 
