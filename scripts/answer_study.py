@@ -77,6 +77,20 @@ in leave one type out, the held-out objective with near words in the grid
 them (the shipped threshold's own choice per fold). Otherwise the output
 is the record (``eval/results/answer-study-near.json``).
 
+``--headings`` (session 16) grids the threshold (0.85-1.1) with question
+headings off or on (``relevance.Weights.question_headings``: a unit whose
+nearest heading asks a question, an FAQ entry, is as close to the part as
+the higher of its own similarity and its heading's). Why: "What happens to
+my data after I cancel Basecamp?" over ../shared/documents retrieves the
+section "What happens when you cancel an account?" at rank 2, but its
+sentences ("We'll permanently delete the content in your account from our
+servers 30 days after cancellation ...") state one topic word and score
+0.98 against 1.85 for a sentence of another document that states all
+three. Written before the run, with the same ship rule as ``--near``: on
+with every question in the choice, and held out (leave one set out, leave
+one type out) no lower an objective than the grid without it. Otherwise the
+output is the record (``eval/results/answer-study-headings.json``).
+
 ``--precision`` (session 12) grids how many units a part takes beside its
 best: keep ratio 0.6 (shipped) / 0.7 / 0.8 x units a part 3 / 4 / 5
 (shipped), threshold 1.0, kind check off, and adds to the objective the
@@ -175,6 +189,9 @@ GRID = {
     # session 16 (--near): a topic word stated in near words counts at its
     # similarity (relevance.Weights.near_words; 0 off)
     "near_words": (0.0,),
+    # session 16 (--headings): a unit under a question heading is as close as
+    # that heading (relevance.Weights.question_headings)
+    "question_headings": (False,),
     # the kind check: (rule, subject coverage, lower bar for "answer")
     "kind": (
         ("off", 0.0, 0.0),
@@ -325,6 +342,7 @@ def _answer(q: Item, hits: tuple, setting: dict, min_score: float):
         topic_phrase=bool(setting.get("topic_phrase", False)),
         folder_names=bool(setting.get("folder_names", False)),
         near_words=float(setting.get("near_words", 0.0)),
+        question_headings=bool(setting.get("question_headings", False)),
     )
     rule, coverage, lower = setting.get("kind", ("off", 0.0, 0.0))
     return extractive_answer(
@@ -467,11 +485,11 @@ def validations(items: list[Item], settings: list[dict], cache: dict, args, goal
     return out
 
 
-def near_ship(study: dict) -> bool:
-    """--near's ship rule (module docstring): chosen on all with near words
-    on, and no worse held out, leaving a set or a type out, than without them."""
-    base = study["without_near"]
-    return bool(study["chosen_on_all"]["near_words"]) and all(
+def option_ships(study: dict, key: str, base: dict) -> bool:
+    """--near's and --headings' ship rule (module docstring): chosen on all
+    with the option on, and no worse held out, leaving a set or a type out,
+    than the grid without it (``base``)."""
+    return bool(study["chosen_on_all"][key]) and all(
         study[v]["held_out"]["objective"] >= base[v]["held_out"]["objective"]
         for v in ("leave_one_set_out", "leave_one_type_out")
     )
@@ -524,6 +542,11 @@ def main(argv: list[str] | None = None) -> int:
         "--near",
         action="store_true",
         help="grid thresholds 0.85-1.1, each with near words off or at floor 0.6-0.8 (session 16)",
+    )
+    p.add_argument(
+        "--headings",
+        action="store_true",
+        help="grid thresholds 0.85-1.1, each with question headings off or on (session 16)",
     )
     p.add_argument(
         "--phrase",
@@ -583,6 +606,10 @@ def main(argv: list[str] | None = None) -> int:
         GRID["min_score"] = DEEPER_MIN_SCORES
         GRID["near_words"] = NEAR_FLOORS
         GRID["kind"] = (("off", 0.0, 0.0),)
+    if args.headings:
+        GRID["min_score"] = DEEPER_MIN_SCORES
+        GRID["question_headings"] = (False, True)
+        GRID["kind"] = (("off", 0.0, 0.0),)
     golds = args.gold or [ROOT / "eval" / "demo.gold.json"]
     items = [item for gold in golds for item in retrieve(gold)]
     settings = [dict(zip(GRID, values, strict=True)) for values in itertools.product(*GRID.values())]
@@ -630,12 +657,12 @@ def main(argv: list[str] | None = None) -> int:
     study["in_sample"] = in_sample
     study |= validations(items, settings, cache, args, goal)
     study["former_objective"] = validations(items, settings, cache, args, former_objective)
-    if args.near:
-        study["without_near"] = validations(
-            items, [s for s in settings if not s["near_words"]], cache, args, goal
-        )
-        study["near_ship"] = near_ship(study)
-        print(f"near words ship rule: {'SHIP' if study['near_ship'] else 'nothing ships'}")
+    for flag, key in (("near", "near_words"), ("headings", "question_headings")):
+        if getattr(args, flag):
+            without = [s for s in settings if not s[key]]
+            study[f"without_{flag}"] = validations(items, without, cache, args, goal)
+            study[f"{flag}_ship"] = option_ships(study, key, study[f"without_{flag}"])
+            print(f"{key} ship rule: {'SHIP' if study[f'{flag}_ship'] else 'nothing ships'}")
     print(f"chosen on all questions (the shipped setting): {study['chosen_on_all']}")
     if args.out:
         args.out.write_text(json.dumps(study, indent=1) + "\n", encoding="utf-8")

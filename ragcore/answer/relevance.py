@@ -156,6 +156,10 @@ class Weights:
     # unit's closest word when that is at least this floor (0: off; needs a
     # similarity): measured, not chosen (scripts/answer_study.py --near)
     near_words: float = 0.0
+    # a unit under a heading that asks a question ("What happens when you
+    # cancel an account?") is as close as that heading is: measured, not
+    # chosen (scripts/answer_study.py --headings)
+    question_headings: bool = False
 
 
 _PLAIN = re.compile(r"[^\W\d_]{3,}")  # a word of letters: what a near word may be
@@ -176,6 +180,12 @@ def asked_words(part: Part) -> dict[str, str]:
 
 def _plain_words(text: str) -> set[str]:
     return {w for w in (raw.lower() for raw in _PLAIN.findall(text)) if w not in ENGLISH_STOP_WORDS}
+
+
+def question_heading(label: str) -> str | None:
+    """The unit's nearest heading when it asks a question (an FAQ entry)."""
+    last = label.rsplit(" > ", 1)[-1].strip()
+    return last if last.endswith("?") and len(last) > 1 else None
 
 
 class Scorer:
@@ -257,6 +267,8 @@ class Scorer:
                 # can be nearer the sentence that states the answer
                 values = [max(a, b) for a, b in zip(values, self.similarity(phrase, texts), strict=True)]
             sims = {id(u): v for u, v in zip(self.units, values, strict=True)}
+            if self.weights.question_headings:
+                sims = self._with_headings(part, sims)
             self._sims[part.text] = sims
         return sims.get(id(unit), unit.dense)
 
@@ -298,6 +310,18 @@ class Scorer:
             )
             self._near[part.text] = near
         return near
+
+    def _with_headings(self, part: Part, sims: dict[int, float]) -> dict[int, float]:
+        """Each unit's similarity, or its question heading's when higher: an
+        FAQ entry's heading says what the sentences below it answer, which
+        they seldom repeat."""
+        assert self.similarity is not None
+        heading = {id(u): question_heading(u.label) for u in self.units}
+        asked = sorted({h for h in heading.values() if h})
+        if not asked:
+            return sims
+        by_heading = dict(zip(asked, self.similarity(part.text, asked), strict=True))
+        return {uid: max(v, by_heading.get(heading[uid] or "", v)) for uid, v in sims.items()}
 
     def score(self, unit: Unit, part: Part) -> float:
         w = self.weights
