@@ -36,8 +36,13 @@ from .structure import heading_lines, run_in_titles
 UnitKind = Literal["sentence", "table-row"]
 MIN_WORDS = 4  # shorter "sentences" are headings, labels or fragments
 CONTEXT_CHARS = 600  # document text read around a passage to finish its sentences
-_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)|\[([^\]]*)\]\[[^\]]*\]")
-_MARKUP = re.compile(r"\*\*|__|`|<[^>]+>|^\s*(?:[-*+]|\d+[.)]|#+)\s+", re.MULTILINE)
+CONTEXT_READS = (CONTEXT_CHARS, 4 * CONTEXT_CHARS)  # wider while a sentence runs on; longer ones are left out
+# an inline link or image; a reference link ("[uptime public here][uptime]")
+# only when the document defines its label: brackets in a formula ("[Σx][Σy]") are text
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_REFERENCE = re.compile(r"\[([^\]]*)\]\[([^\]]*)\]")
+_DEFINITION = re.compile(r"^ {0,3}\[([^\]]+)\]:\s", re.MULTILINE)
+_MARKUP = re.compile(r"\*\*|__|`|<[^>]+>|^\s*(?:[-*+]|\d+[.)]|#+)\s+|^\s*[•●▪◦■]\s*", re.MULTILINE)
 # Lines that are structure, not prose: front matter, link definitions, code, tables, headings.
 _NOT_PROSE = re.compile(r"^\s*(?:---|[a-z_][\w-]*:\s|\[[^\]]+\]:\s|import\s|<|\||```|#|=+\s*$|-{3,}\s*$)")
 # Sentence starts: a capital, a digit, a currency sign, a quote or a bracket.
@@ -45,6 +50,11 @@ _STARTS = re.compile(r"[\"'“‘(\[]*[A-Z0-9$€£]")
 # A list item is whole from its marker, whatever its first letter ("- scheduled
 # maintenance announced ...;"): lists often continue a lead-in in lower case.
 _ITEM = re.compile(r"\s*(?:[-*+]|\d+[.)])\s+\S")
+# A bullet glyph starts a list item wherever it stands: a PDF's text often
+# puts it at the end of the line before its item ("... providers;•").
+BULLETS = "•●▪◦■"
+_BULLET = re.compile(rf"[{BULLETS}]")
+_BULLET_ITEM = re.compile(rf"[{BULLETS}]\s*\S")
 
 
 @dataclass(frozen=True)
@@ -70,9 +80,13 @@ class Unit:
         return " ".join(tokenize(self.text, stemming=False, stop_words=frozenset()))
 
 
-def clean(text: str) -> str:
-    """Source text as prose: links to their text, markup dropped, white space collapsed."""
-    text = _LINK.sub(lambda m: m.group(1) or m.group(2) or "", text)
+def clean(text: str, labels: frozenset[str] = frozenset()) -> str:
+    """Source text as prose: links to their text (a reference link's when its
+    label is among the document's ``labels``), markup dropped, white space
+    collapsed."""
+    text = _LINK.sub(lambda m: m.group(1), text)
+    if labels:
+        text = _REFERENCE.sub(lambda m: m.group(1) if _label(m) in labels else m.group(0), text)
     return collapse(_MARKUP.sub("", text))
 
 
@@ -157,33 +171,72 @@ def _row_units(hit: Hit, doc: Document | None) -> list[Unit]:
 # ---------------------------------------------------------------- sentences
 
 
-def _window(hit: Hit, doc: Document | None) -> tuple[str, int, int, int]:
+def _window(hit: Hit, doc: Document | None, context: int = CONTEXT_CHARS) -> tuple[str, int, int, int]:
     """(text, base offset, start, end): the text the sentences are cut from,
     its document offset, and the passage's range inside it."""
     p = hit.passage
     if doc is None or doc.text[p.start : p.end] != p.text:
         return p.text, p.start, 0, len(p.text)
-    lo = max(0, p.start - CONTEXT_CHARS)
-    hi = min(len(doc.text), p.end + CONTEXT_CHARS)
+    lo = max(0, p.start - context)
+    hi = min(len(doc.text), p.end + context)
     return doc.text[lo:hi], lo, p.start - lo, p.end - lo
+
+
+def _read_around(hit: Hit, doc: Document | None) -> tuple[str, int, int, int, list[tuple[int, int]]]:
+    """``_window`` and its sentence spans, read wider while a sentence of the
+    passage runs past the window's edge (a long clause of a filing); a
+    sentence longer than the widest read stays cut, and is left out."""
+    for context in CONTEXT_READS:
+        text, base, start, end = _window(hit, doc, context)
+        spans = _spans(doc, base, text)
+        if not any(_cut_by_window(doc, base, text, a, b) for a, b in spans if not (b <= start or a >= end)):
+            break
+    return text, base, start, end, spans
+
+
+def _cut_by_window(doc: Document | None, base: int, text: str, a: int, b: int) -> bool:
+    """Whether the sentence ``text[a:b]`` starts or ends where the window read
+    around the passage does, inside the document: its words run on past it."""
+    if doc is None:
+        return False
+    cut_start = base > 0 and not text[:a].strip()
+    cut_end = base + len(text) < len(doc.text) and not text[b:].strip()
+    return cut_start or cut_end
+
+
+def _label(m: re.Match[str]) -> str:
+    """A reference link's label, case-folded ("[here][]" is labelled by its text)."""
+    return " ".join((m.group(2) or m.group(1)).split()).casefold()
+
+
+@lru_cache(maxsize=256)
+def reference_labels(text: str) -> frozenset[str]:
+    """The link labels a Markdown document defines ("[uptime]: https://...")."""
+    return frozenset(" ".join(m.group(1).split()).casefold() for m in _DEFINITION.finditer(text))
 
 
 def _sentence_units(hit: Hit, doc: Document | None) -> list[Unit]:
     p = hit.passage
-    text, base, start, end = _window(hit, doc)
+    text, base, start, end, spans = _read_around(hit, doc)
     out = []
-    for a, b in _spans(doc, base, text):
+    for a, b in spans:
         if b <= start or a >= end:
             continue  # outside the passage
+        if _cut_by_window(doc, base, text, a, b):
+            continue  # longer than the widest read around the passage: a fragment
         a, raw = _without_structure(doc, base, text, a, text[a:b].rstrip())
         if not raw:
             continue  # a heading or a run-in title, not a sentence
+        bullet = _BULLET_ITEM.match(text, a)
+        if bullet:  # the item starts at its first word, on its own line
+            shift = bullet.end() - 1 - a
+            a, raw = a + shift, raw[shift:]
         line_start = text.rfind("\n", 0, a) + 1
         lines = [ln for ln in (text[line_start:a] + raw).split("\n") if ln.strip()]
         if not lines or any(_NOT_PROSE.match(ln) for ln in lines):
             continue
-        sentence = clean(raw)
-        item = not text[line_start:a].strip() and _ITEM.match(text, a) is not None
+        sentence = clean(raw, reference_labels(doc.text) if doc is not None else frozenset())
+        item = bullet is not None or (not text[line_start:a].strip() and _ITEM.match(text, a) is not None)
         if len(sentence.split()) < MIN_WORDS or not (_STARTS.match(sentence) or item):
             continue
         if doc is None and (a < start or b > end):
@@ -228,11 +281,25 @@ def _unjoined(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return out
 
 
+def _at_bullets(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Spans cut where a bullet glyph starts a list item: a PDF's bulleted
+    list has no sentence ends, so without the cuts it reads as one sentence
+    hundreds of words long (a filing's risk factor summary)."""
+    out: list[tuple[int, int]] = []
+    for a, b in spans:
+        for cut in (m.start() for m in _BULLET.finditer(text, a + 1, b)):
+            if text[a:cut].strip():
+                out.append((a, cut))
+                a = cut
+        out.append((a, b))
+    return out
+
+
 def _spans(doc: Document | None, base: int, text: str) -> list[tuple[int, int]]:
     """``text``'s sentences, a run-in clause title joined to the sentence it
     runs into ("5.4 Termination for repeated unavailability. If the Service
     ..."): alone it is a heading, and it carries the clause's number."""
-    spans = _unjoined(text, sentence_spans(text))
+    spans = _at_bullets(text, _unjoined(text, sentence_spans(text)))
     titles = sorted(run_in_titles(doc)) if doc is not None else []
     if not titles:
         return spans

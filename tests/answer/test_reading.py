@@ -243,3 +243,52 @@ def test_a_sentence_end_whose_space_a_pdf_lost_still_ends_a_quote() -> None:
     assert [u.text for u in answer_units(hits, documents)] == [
         "See e.g.Table 4 for the U.S.Bank figures on the plan."
     ]
+
+
+def test_a_bullet_glyph_starts_a_list_item_even_at_the_end_of_the_line_before() -> None:
+    docs = {
+        "filing.txt": (
+            "Our key strategies include our plans to:•\n"
+            "increase rider use cases in our largest cities;•\n"
+            "expand the delivery service to new markets.\n"
+        )
+    }
+    documents, hits = line_corpus(docs)
+    found = {u.text: u for u in answer_units(hits, documents)}
+    item = found["increase rider use cases in our largest cities;"]
+    assert item.list_item and item.first_line == item.last_line == 2
+    assert "expand the delivery service to new markets." in found
+    assert not any("•" in text for text in found)
+
+
+def _one_line_hit(text: str, line: int):
+    documents, hits = line_corpus({"clause.txt": text})
+    return documents, [h for h in hits if h.passage.first_line == line]
+
+
+def test_a_long_sentence_around_a_passage_is_read_whole_or_not_at_all() -> None:
+    lead = "The borrower may request an advance " + "on any business day of the term " * 30
+    text = f"Intro line here.\n{lead}\nand each such request shall state the amount and the date.\n"
+    documents, hits = _one_line_hit(text, 3)
+    quoted = [u.text for u in answer_units(hits, documents)]
+    assert quoted and quoted[0].startswith("The borrower may request an advance")
+    assert quoted[0].endswith("the amount and the date.")
+    # longer than the widest read around the passage: left out, never a fragment
+    lead = "The borrower may request an advance " + "on any business day of the term " * 120
+    documents, hits = _one_line_hit(
+        f"Intro line here.\n{lead}\nand each such request shall state the date.\n", 3
+    )
+    assert answer_units(hits, documents) == []
+
+
+def test_brackets_in_a_formula_are_text_and_a_reference_link_reads_as_its_words() -> None:
+    labels = units.reference_labels(
+        "See [the status page][Uptime].\n\n[uptime]: https://status.example.com\n"
+    )
+    assert labels == frozenset({"uptime"})
+    assert units.clean("r = (nΣxy − [Σx][Σy]) / n", labels) == "r = (nΣxy − [Σx][Σy]) / n"
+    assert (
+        units.clean("We make our [uptime public here][Uptime].", labels) == "We make our uptime public here."
+    )
+    assert units.clean("Read [uptime][].", labels) == "Read uptime."
+    assert units.clean("A [link](https://example.com) here.") == "A link here."
