@@ -22,6 +22,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from markdown_it import MarkdownIt
+
 from ragcore.chunking import find_headings
 from ragcore.pdf_headings import pdf_headings
 from ragcore.records import Document
@@ -73,6 +75,36 @@ def _run_in_titles(doc: Document) -> frozenset[int]:
         first = doc.text[spans[0][0] : spans[0][1]].strip() if spans else ""
         openers.append((start, first.endswith(".") and len(first.split()) <= TITLE_WORDS))
     titles = [start for start, title in openers if title]
+    bold = _bold_titles(doc) if doc.kind == "md" else frozenset()
     if not openers or len(titles) < TITLE_SHARE * len(openers):
-        return frozenset()
-    return frozenset(titles)
+        return bold
+    return frozenset(titles) | bold
+
+
+_STRONG = re.compile(r"\*\*|__")
+
+
+def _bold_titles(doc: Document) -> frozenset[int]:
+    """Offsets of bold run-in titles: a paragraph (or list item) whose inline
+    text opens with a bold span of at most ``TITLE_WORDS`` words followed by
+    a full stop and more text."""
+    out: set[int] = set()
+    for tok in MarkdownIt("commonmark").parse(doc.text):
+        kids = [k for k in tok.children or [] if k.type != "text" or k.content]
+        if tok.type != "inline" or tok.map is None or len(kids) < 4 or kids[0].type != "strong_open":
+            continue
+        close = next((i for i, k in enumerate(kids) if k.type == "strong_close"), None)
+        if close is None or close + 1 >= len(kids):
+            continue
+        title = "".join(k.content for k in kids[1:close]).strip()
+        after = "".join(k.content for k in kids[close + 1 :])
+        # the full stop after the bold ("**Title**. Text") is where the splitter
+        # cuts; inside it ("**Title.** Text") the title already runs into its sentence
+        rest = after.removeprefix(".").strip()
+        if not (after.startswith(".") and rest and len(title.split()) <= TITLE_WORDS):
+            continue
+        line_start = doc.line_starts[tok.map[0]]
+        found = _STRONG.search(doc.text, line_start, line_start + len(doc.lines[tok.map[0]]) + 1)
+        if found:
+            out.add(found.start())
+    return frozenset(out)

@@ -71,3 +71,29 @@ def test_a_text_heading_alone_is_no_sentence() -> None:
     assert 2 in heading_lines(doc)
     texts = [u.text for u in answer_units(_whole(doc), {doc.name: doc})]
     assert texts == ["The committee met to agree the price book for the year."]
+
+
+BOLD = (
+    "# Standard Terms\n\n"
+    "1. **Governing Law and Jurisdiction**. This agreement is governed by the laws of the State of Utah.\n\n"
+    "2. **Equitable Relief**. A breach may cause irreparable harm to the disclosing party.\n\n"
+    "**Time to value.** Our customers go live in about four weeks.\n\n"
+    "**Note** the fee is waived for charities registered in the country.\n"
+)
+
+
+def test_a_bold_run_in_title_in_markdown_is_quoted_with_its_sentence_never_alone() -> None:
+    doc = _doc("terms.md", "md", BOLD)
+    texts = [u.text for u in answer_units(_whole(doc), {doc.name: doc})]
+    assert "Governing Law and Jurisdiction." not in texts
+    assert (
+        "Governing Law and Jurisdiction. This agreement is governed by the laws of the State of Utah."
+        in texts
+    )
+    assert "Equitable Relief. A breach may cause irreparable harm to the disclosing party." in texts
+    # a full stop inside the bold already runs into its sentence: nothing else is joined to it
+    assert "Time to value. Our customers go live in about four weeks." in texts
+    titles = run_in_titles(doc)
+    assert len(titles) == 2 and all(BOLD[t : t + 2] == "**" for t in titles)
+    # the same layout in a text file is not Markdown
+    assert run_in_titles(_doc("terms.txt", "txt", BOLD)) == frozenset()
