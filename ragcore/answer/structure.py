@@ -81,6 +81,38 @@ def _run_in_titles(doc: Document) -> frozenset[int]:
     return frozenset(titles) | bold
 
 
+# An MDX/JSX component's opening tag (a capitalised name), attributes and all, across lines.
+_COMPONENT = re.compile(
+    r"""^[ \t]*<[A-Z][\w.]*(?=[\s/>])(?:[^<>"'{}]|"[^"]*"|'[^']*'|\{[^{}]*\})*>""", re.MULTILINE
+)
+
+
+def component_spans(doc: Document) -> tuple[tuple[int, int], ...]:
+    """Character spans of the document's MDX/JSX component tags (Markdown only)."""
+    key = ("component spans", doc.name, doc.content_hash, len(doc.text))
+    if key not in _SPANS:
+        if len(_SPANS) >= _CACHE_SIZE:
+            _SPANS.clear()
+        found = _COMPONENT.finditer(doc.text) if doc.kind == "md" and "<" in doc.text else ()
+        _SPANS[key] = tuple((m.start(), m.end()) for m in found)
+    return _SPANS[key]
+
+
+_SPANS: dict[tuple[str, str, str, int], tuple[tuple[int, int], ...]] = {}
+
+
+def component_lines(doc: Document) -> frozenset[int]:
+    """The 1-based numbers of the lines an MDX/JSX component tag spans (Markdown only)."""
+    return _cached("components", doc, _component_lines)
+
+
+def _component_lines(doc: Document) -> frozenset[int]:
+    out: set[int] = set()
+    for start, end in component_spans(doc):
+        out.update(range(doc.line_at(start), doc.line_at(max(start, end - 1)) + 1))
+    return frozenset(out)
+
+
 _STRONG = re.compile(r"\*\*|__")
 
 

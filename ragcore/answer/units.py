@@ -31,7 +31,7 @@ from ragcore.lenses.spans import collapse
 from ragcore.records import Document, Hit
 from ragcore.text import sentence_spans, tokenize
 
-from .structure import heading_lines, run_in_titles
+from .structure import component_lines, component_spans, heading_lines, run_in_titles
 
 UnitKind = Literal["sentence", "table-row"]
 MIN_WORDS = 4  # shorter "sentences" are headings, labels or fragments
@@ -194,6 +194,55 @@ def _read_around(hit: Hit, doc: Document | None) -> tuple[str, int, int, int, li
     return text, base, start, end, spans
 
 
+# A component's string attribute: headline="30-day free trial, no credit card required"
+_STRING_ATTRIBUTE = re.compile(r'\b[A-Za-z][\w-]*="([^"]*)"')
+
+
+def _component_units(hit: Hit, doc: Document | None) -> list[Unit]:
+    """The sentences of the prose attributes (not links) of the passage's
+    MDX/JSX component tags, each cited at its own lines."""
+    if doc is None:
+        return []
+    p = hit.passage
+    out = []
+    for start, end in component_spans(doc):
+        if end <= p.start or start >= p.end:
+            continue
+        for m in _STRING_ATTRIBUTE.finditer(doc.text, start, end):
+            if "://" in m.group(1) or len(m.group(1).split()) < MIN_WORDS:
+                continue
+            for a, b in sentence_spans(doc.text, m.start(1), m.end(1)):
+                raw = doc.text[a:b].rstrip()
+                sentence = clean(raw)
+                if len(sentence.split()) < MIN_WORDS or not _STARTS.match(sentence):
+                    continue
+                first, last = doc.line_at(a), doc.line_at(a + len(raw) - 1)
+                pages = doc.pages_for(first, last) if doc.line_pages else p.pages
+                out.append(
+                    Unit(
+                        "sentence",
+                        sentence,
+                        p.doc,
+                        first,
+                        last,
+                        p.label,
+                        tuple(pages),
+                        hit.rank,
+                        _dense(hit),
+                        a,
+                    )
+                )
+    return out
+
+
+def _in_component(doc: Document | None, start: int, end: int) -> bool:
+    """Whether document text ``[start, end)`` touches an MDX/JSX component tag."""
+    if doc is None:
+        return False
+    tags = component_lines(doc)
+    return bool(tags) and any(n in tags for n in range(doc.line_at(start), doc.line_at(end - 1) + 1))
+
+
 def _cut_by_window(doc: Document | None, base: int, text: str, a: int, b: int) -> bool:
     """Whether the sentence ``text[a:b]`` starts or ends where the window read
     around the passage does, inside the document: its words run on past it."""
@@ -227,6 +276,8 @@ def _sentence_units(hit: Hit, doc: Document | None) -> list[Unit]:
         a, raw = _without_structure(doc, base, text, a, text[a:b].rstrip())
         if not raw:
             continue  # a heading or a run-in title, not a sentence
+        if _in_component(doc, base + a, base + a + len(raw)):
+            continue  # a page component's attributes, not prose
         bullet = _BULLET_ITEM.match(text, a)
         if bullet:  # the item starts at its first word, on its own line
             shift = bullet.end() - 1 - a
@@ -355,7 +406,7 @@ def answer_units(hits: Sequence[Hit], documents: Mapping[str, Document] | None =
     out: list[Unit] = []
     for hit in sorted(hits, key=lambda h: h.rank):
         doc = (documents or {}).get(hit.passage.doc)
-        for unit in _row_units(hit, doc) + _sentence_units(hit, doc):
+        for unit in _row_units(hit, doc) + _sentence_units(hit, doc) + _component_units(hit, doc):
             where = (unit.doc, unit.first_line, unit.position)
             if unit.key in seen or where in spans:
                 continue

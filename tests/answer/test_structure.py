@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ragcore.answer.structure import heading_lines, run_in_titles
+from ragcore.answer.structure import component_lines, heading_lines, run_in_titles
 from ragcore.answer.units import answer_units
 from ragcore.records import Document, Hit, Passage, StageTrace, sha256_hex
 
@@ -97,3 +97,29 @@ def test_a_bold_run_in_title_in_markdown_is_quoted_with_its_sentence_never_alone
     assert len(titles) == 2 and all(BOLD[t : t + 2] == "**" for t in titles)
     # the same layout in a text file is not Markdown
     assert run_in_titles(_doc("terms.txt", "txt", BOLD)) == frozenset()
+
+
+MDX = (
+    "import CtaBox from '@site/src/components/CtaBox';\n\n"
+    "Plausible gives you full control over your subscription plan.\n\n"
+    "<CtaBox\n"
+    '  headline="Thirty days free, no card required. Choose a plan when you are ready"\n'
+    '  link="https://example.com/register"\n'
+    '  linkText="Start free trial"\n'
+    "/>\n\n"
+    "## Which plan should I choose?\n"
+)
+
+
+def test_a_component_tag_is_never_quoted_with_its_syntax_but_its_prose_attributes_are() -> None:
+    doc = _doc("plans.md", "md", MDX)
+    assert component_lines(doc) == frozenset({5, 6, 7, 8, 9})
+    units = answer_units(_whole(doc), {doc.name: doc})
+    texts = [u.text for u in units]
+    assert not any('="' in t or "/>" in t or "://" in t for t in texts)
+    assert "Choose a plan when you are ready" in texts
+    headline = next(u for u in units if u.text == "Thirty days free, no card required.")
+    assert headline.first_line == headline.last_line == 6
+    assert "Plausible gives you full control over your subscription plan." in texts
+    # the same text in a text file is not a page component
+    assert component_lines(_doc("plans.txt", "txt", MDX)) == frozenset()
