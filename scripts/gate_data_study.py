@@ -144,6 +144,43 @@ def shared_lab(names: list[str], derive: prf_study.Derive | None = None) -> prf_
     return lab
 
 
+def option_study(lab, variants: dict[str, dict], off_suffix: str) -> tuple[dict, dict, str, list[str], bool]:
+    """The shipped procedure (fitted and chosen on the older groups; each newer
+    set scored by what it ships) once per variant: the first variant is the
+    base, the second adds an option whose setting names end in ``off_suffix``
+    when it is off. Per variant its held-out rows and the setting picked with
+    every older group in training; the report's table and lines; and whether the
+    option ships (picked on, a higher collection-weighted mean over all
+    groups, and no group the base meets lost)."""
+    old = [g for g in lab.groups if g not in NEW]
+    never = frozenset(g for g in lab.groups if g in NEW)
+    study = Study(lab)
+    rows: dict[str, dict] = {}
+    picked: dict[str, str] = {}
+    for name, v in variants.items():
+        picked[name] = study.choose(v, name, old, never)
+        model = study.fitted(v, name, picked[name], never)
+        rows[name] = {
+            g: study.held_out(v, name, g, old, never) if g in old else (lab.held_out(model, g), picked[name])
+            for g in lab.groups
+        }
+    base, cand = list(variants)
+    bars = {g: max(lab.single_mean(g, "bm25"), lab.single_mean(g, "dense")) for g in lab.groups}
+    means = {n: lab.collection_mean({g: float(np.mean(v[0])) for g, v in r.items()}) for n, r in rows.items()}
+    met = {n: {g for g, v in r.items() if goal(lab, g, float(np.mean(v[0])), bars)} for n, r in rows.items()}
+    ship = not picked[cand].endswith(off_suffix) and means[cand] > means[base] and not (met[base] - met[cand])
+    lines = [
+        f"- {n}: collection-weighted mean {means[n]:.4f}, goal met {len(met[n])}/{len(lab.groups)}, "
+        f"picked with every group in training: {picked[n]}"
+        for n in rows
+    ]
+    lines.append(
+        f"- lost: {sorted(met[base] - met[cand]) or 'none'}; gained: {sorted(met[cand] - met[base]) or 'none'}"
+    )
+    lines.append(f"- ship rule: {'SHIP' if ship else 'nothing ships'}")
+    return rows, picked, table(lab, rows, bars), lines, ship
+
+
 def write_report(out: Path, title: str, body: str, rows: dict, record: dict) -> None:
     """``out`` (Markdown: ``title``, ``body``, each procedure's setting per
     group) and ``out`` with .json (``record``)."""

@@ -48,8 +48,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from fusion_gate import FUSED  # noqa: E402
-from gate_data_study import NEW, OLD, PRF, Study, shared_lab, table, write_report  # noqa: E402
-from gate_variants import SIGNALS, Softmax, goal  # noqa: E402
+from gate_data_study import NEW, OLD, PRF, option_study, shared_lab, write_report  # noqa: E402
+from gate_variants import SIGNALS, Softmax  # noqa: E402
 
 from ragcore.retrieval.fusion_gate import hedge  # noqa: E402
 
@@ -80,36 +80,10 @@ def main() -> int:
     args = parser.parse_args()
     t0 = time.time()
     lab = shared_lab([*OLD, *NEW], derive)
-    new = [g for g in lab.groups if g in NEW]
-    old = [g for g in lab.groups if g not in NEW]
-    never = frozenset(new)
-    study = Study(lab)
     base, cand = "A: shipped procedure", "A with the hedge"
-    rows: dict[str, dict] = {base: {}, cand: {}}
-    for name, v in ((base, variant((0,))), (cand, variant(HEDGES))):
-        shipped = study.choose(v, name, old, never)
-        model = study.fitted(v, name, shipped, never)
-        for g in lab.groups:
-            rows[name][g] = (
-                study.held_out(v, name, g, old, never) if g in old else (lab.held_out(model, g), shipped)
-            )
-            print(name, g, round(float(np.mean(rows[name][g][0])), 4), rows[name][g][1], flush=True)
-        rows[name]["_shipped"] = shipped
-    bars = {g: max(lab.single_mean(g, "bm25"), lab.single_mean(g, "dense")) for g in lab.groups}
-    picked = {n: r.pop("_shipped") for n, r in rows.items()}
-    means = {n: lab.collection_mean({g: float(np.mean(v[0])) for g, v in r.items()}) for n, r in rows.items()}
-    met = {n: {g for g, v in r.items() if goal(lab, g, float(np.mean(v[0])), bars)} for n, r in rows.items()}
-    ship = not picked[cand].endswith("hedge 0") and means[cand] > means[base] and not (met[base] - met[cand])
-    lines = [
-        f"- {n}: collection-weighted mean {means[n]:.4f}, goal met {len(met[n])}/{len(lab.groups)}, "
-        f"picked with every group in training: {picked[n]}"
-        for n in rows
-    ]
-    lines.append(
-        f"- lost: {sorted(met[base] - met[cand]) or 'none'}; gained: {sorted(met[cand] - met[base]) or 'none'}"
+    rows, picked, text, lines, ship = option_study(
+        lab, {base: variant((0,)), cand: variant(HEDGES)}, "hedge 0"
     )
-    lines.append(f"- ship rule: {'SHIP' if ship else 'nothing ships'}")
-    text = table(lab, rows, bars)
     print(text + "\n".join(lines))
     write_report(
         Path(args.out),

@@ -217,22 +217,28 @@ def _component_units(hit: Hit, doc: Document | None) -> list[Unit]:
                 if len(sentence.split()) < MIN_WORDS or not _STARTS.match(sentence):
                     continue
                 first, last = doc.line_at(a), doc.line_at(a + len(raw) - 1)
-                pages = doc.pages_for(first, last) if doc.line_pages else p.pages
-                out.append(
-                    Unit(
-                        "sentence",
-                        sentence,
-                        p.doc,
-                        first,
-                        last,
-                        p.label,
-                        tuple(pages),
-                        hit.rank,
-                        _dense(hit),
-                        a,
-                    )
-                )
+                out.append(_sentence_unit(hit, doc, sentence, (first, last), a))
     return out
+
+
+def _sentence_unit(
+    hit: Hit, doc: Document | None, sentence: str, lines: tuple[int, int], offset: int, item: bool = False
+) -> Unit:
+    """A quotable sentence of ``hit`` at document ``lines`` and character ``offset``."""
+    p = hit.passage
+    pages = doc.pages_for(*lines) if doc is not None and doc.line_pages else p.pages
+    return Unit(
+        "sentence",
+        sentence,
+        p.doc,
+        *lines,
+        p.label,
+        tuple(pages),
+        hit.rank,
+        _dense(hit),
+        offset,
+        list_item=item,
+    )
 
 
 def _in_component(doc: Document | None, start: int, end: int) -> bool:
@@ -292,23 +298,8 @@ def _sentence_units(hit: Hit, doc: Document | None) -> list[Unit]:
             continue
         if doc is None and (a < start or b > end):
             continue
-        first, last = _lines(doc, p, base, a, a + len(raw))
-        pages = doc.pages_for(first, last) if doc is not None and doc.line_pages else p.pages
-        out.append(
-            Unit(
-                "sentence",
-                sentence,
-                p.doc,
-                first,
-                last,
-                p.label,
-                tuple(pages),
-                hit.rank,
-                _dense(hit),
-                base + a,
-                list_item=item,
-            )
-        )
+        lines = _lines(doc, p, base, a, a + len(raw))
+        out.append(_sentence_unit(hit, doc, sentence, lines, base + a, item))
     return out
 
 
