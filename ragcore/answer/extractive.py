@@ -163,13 +163,26 @@ def _unknown_names(
 
 
 def _declined(
-    units: Sequence[Unit], parts: Sequence[Part], scorer: Scorer, unknown: Sequence[str] = ()
+    units: Sequence[Unit],
+    parts: Sequence[Part],
+    scorer: Scorer,
+    unknown: Sequence[str] = (),
+    documents: Mapping[str, Document] | None = None,
 ) -> list[tuple[AnswerSentence, Unit | None]]:
+    """What the documents cannot say, then the closest units as related: first
+    those of documents that name what the question names (a question about
+    "Plausible" is shown Plausible's pages, not a filing's sentence that
+    happens to score higher), then by score."""
     out: list[tuple[AnswerSentence, Unit | None]] = [(AnswerSentence(NOT_COVERED, (), "not-covered"), None)]
     if unknown:
         named = ", ".join(unknown)
         out.append((AnswerSentence(f"No loaded document mentions {named}.", (), "not-covered"), None))
-    closest = sorted(units, key=lambda u: (-max(scorer.score(u, p) for p in parts), u.hit_rank))[:RELATED]
+    anchors = [a for a in (anchor(p, documents) for p in parts) if a is not None]
+
+    def closeness(u: Unit) -> tuple[bool, float, int]:
+        return (not all(a(u) for a in anchors), -max(scorer.score(u, p) for p in parts), u.hit_rank)
+
+    closest = sorted(units, key=closeness)[:RELATED]
     if closest:
         out.append((AnswerSentence(RELATED_INTRO, (), "related"), None))
         out += [(AnswerSentence(u.text, (), "related"), u) for u in closest]
@@ -226,7 +239,7 @@ def extractive_answer(
         # really include unlimited workflows?"), whatever the best unit scores
         answered = [True] * len(parts)
     if not any(answered):
-        return _declined_answer(_declined(units, parts, scorer, names), cites, reason)
+        return _declined_answer(_declined(units, parts, scorer, names, anchors), cites, reason)
     extra = _lens_conflicts(question, lens, scorer, subject_coverage)
     sentences = _stated(
         question, units, parts, scorer, (per_part_units, answered), cites, max_sentences, [*pointed, *extra]
