@@ -17,6 +17,7 @@ from ragcore.answer.extractive import (
 from ragcore.answer.units import answer_units, table_rows
 from ragcore.evaluation.answers import normalise, supported
 from ragcore.records import Answer, Document, Hit, Passage, StageTrace, sha256_hex
+from tests.answer.helpers import line_corpus
 
 # --------------------------------------------------------------- helpers (no chunker, no retriever)
 
@@ -244,3 +245,22 @@ def test_pdf_citations_carry_the_pages_of_their_lines() -> None:
     )
     cited = [c for c in answer.citations if c.first_line == 2]
     assert cited and cited[0].pages == (2,)
+
+
+def test_a_declined_answer_relates_the_named_subjects_documents_first() -> None:
+    docs = {
+        "filing.md": "The repayment term for each advance ranges from 24 months to 48 months of paying.\n",
+        "plausible.md": "Plausible offers thirty days free with no credit card required.\n",
+    }
+    documents, hits = line_corpus(docs)
+    answer = extractive_answer(
+        "How long can I try Plausible before paying?", hits, documents=documents, min_score=10.0
+    )
+    assert not answer.covered
+    related = [s.text for s in answer.sentences if s.kind == "related" and s.citations]
+    assert related[0].startswith("Plausible offers thirty days free")
+    # without documents to look in, the order is the score's
+    plain = extractive_answer("How long can I try Plausible before paying?", hits, min_score=10.0)
+    assert next(s.text for s in plain.sentences if s.kind == "related" and s.citations).startswith(
+        "The repayment"
+    )
