@@ -194,13 +194,16 @@ def _read_around(hit: Hit, doc: Document | None) -> tuple[str, int, int, int, li
     return text, base, start, end, spans
 
 
-# A component's string attribute: headline="30-day free trial, no credit card required"
-_STRING_ATTRIBUTE = re.compile(r'\b[A-Za-z][\w-]*="([^"]*)"')
+# A component's string attribute: headline="30-day free trial, no credit card required";
+# one named as a label of something else (linkText="Start free trial",
+# secondaryText="View plans and pricing") is a button's words, not prose
+_STRING_ATTRIBUTE = re.compile(r'\b([A-Za-z][\w-]*)="([^"]*)"')
+_LABEL_ATTRIBUTE = re.compile(r"[a-z](?:Text|Label)$")
 
 
 def _component_units(hit: Hit, doc: Document | None) -> list[Unit]:
-    """The sentences of the prose attributes (not links) of the passage's
-    MDX/JSX component tags, each cited at its own lines."""
+    """The sentences of the prose attributes (not links, not button labels)
+    of the passage's MDX/JSX component tags, each cited at its own lines."""
     if doc is None:
         return []
     p = hit.passage
@@ -209,9 +212,13 @@ def _component_units(hit: Hit, doc: Document | None) -> list[Unit]:
         if end <= p.start or start >= p.end:
             continue
         for m in _STRING_ATTRIBUTE.finditer(doc.text, start, end):
-            if "://" in m.group(1) or len(m.group(1).split()) < MIN_WORDS:
+            if (
+                _LABEL_ATTRIBUTE.search(m.group(1))
+                or "://" in m.group(2)
+                or len(m.group(2).split()) < MIN_WORDS
+            ):
                 continue
-            for a, b in sentence_spans(doc.text, m.start(1), m.end(1)):
+            for a, b in sentence_spans(doc.text, m.start(2), m.end(2)):
                 raw = doc.text[a:b].rstrip()
                 sentence = clean(raw)
                 if len(sentence.split()) < MIN_WORDS or not _STARTS.match(sentence):

@@ -106,6 +106,7 @@ MDX = (
     '  headline="Thirty days free, no card required. Choose a plan when you are ready"\n'
     '  link="https://example.com/register"\n'
     '  linkText="Start free trial"\n'
+    '  secondaryText="View plans and pricing today"\n'
     "/>\n\n"
     "## Which plan should I choose?\n"
 )
@@ -113,11 +114,12 @@ MDX = (
 
 def test_a_component_tag_is_never_quoted_with_its_syntax_but_its_prose_attributes_are() -> None:
     doc = _doc("plans.md", "md", MDX)
-    assert component_lines(doc) == frozenset({5, 6, 7, 8, 9})
+    assert component_lines(doc) == frozenset({5, 6, 7, 8, 9, 10})
     units = answer_units(_whole(doc), {doc.name: doc})
     texts = [u.text for u in units]
     assert not any('="' in t or "/>" in t or "://" in t for t in texts)
     assert "Choose a plan when you are ready" in texts
+    assert "View plans and pricing today" not in texts  # a button's words
     headline = next(u for u in units if u.text == "Thirty days free, no card required.")
     assert headline.first_line == headline.last_line == 6
     assert "Plausible gives you full control over your subscription plan." in texts
