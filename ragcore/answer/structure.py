@@ -66,19 +66,34 @@ def run_in_titles(doc: Document) -> frozenset[int]:
 
 
 def _run_in_titles(doc: Document) -> frozenset[int]:
-    openers: list[tuple[int, bool]] = []
+    openers: list[tuple[int, bool, bool]] = []
     for m in _CLAUSE.finditer(doc.text):
         start = m.start() + len(m.group(0)) - len(m.group(0).lstrip())
         line_end = doc.text.find("\n", start)
         line_end = len(doc.text) if line_end < 0 else line_end
-        spans = sentence_spans(doc.text, start, line_end)
+        # the first sentence after the number ("2.7. " is no sentence of its own)
+        spans = sentence_spans(doc.text, m.end(), line_end)
         first = doc.text[spans[0][0] : spans[0][1]].strip() if spans else ""
-        openers.append((start, first.endswith(".") and len(first.split()) <= TITLE_WORDS))
-    titles = [start for start, title in openers if title]
+        short = first.endswith(".") and len(f"{m.group(0)} {first}".split()) <= TITLE_WORDS
+        openers.append((start, short, short and _title_case(first)))
+    titles = [start for start, short, _ in openers if short]
     bold = _bold_titles(doc) if doc.kind == "md" else frozenset()
+    cased = frozenset(start for start, _, title_cased in openers if title_cased)
     if not openers or len(titles) < TITLE_SHARE * len(openers):
-        return bold
+        return bold | cased
     return frozenset(titles) | bold
+
+
+# Words a title leaves in lower case ("Certification of Deletion").
+_SMALL_WORDS = frozenset("a an and as at by for from in into of on or the to with".split())
+
+
+def _title_case(text: str) -> bool:
+    """Whether a clause's opening sentence is written as a title after its
+    number ("2.7. Certification of Deletion."): every word capitalised but
+    the small ones, so it is a title wherever it stands."""
+    words = [w for w in re.findall(r"[^\W\d_][\w'’-]*", text)]
+    return bool(words) and all(w[0].isupper() or w.lower() in _SMALL_WORDS for w in words)
 
 
 # An MDX/JSX component's opening tag (a capitalised name), attributes and all, across lines.

@@ -344,11 +344,26 @@ def _at_bullets(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]
     return out
 
 
+# A clause number the splitter read as a sentence of its own ("2.7." before "Certification of Deletion.")
+_BARE_NUMBER = re.compile(r"\s*\d+(?:\.\d+)*\.?\s*")
+
+
+def _numbers_joined(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Spans with a bare clause number joined to the sentence it numbers."""
+    out: list[tuple[int, int]] = []
+    for a, b in spans:
+        if out and _BARE_NUMBER.fullmatch(text, *out[-1]):
+            out[-1] = (out[-1][0], b)
+        else:
+            out.append((a, b))
+    return out
+
+
 def _spans(doc: Document | None, base: int, text: str) -> list[tuple[int, int]]:
     """``text``'s sentences, a run-in clause title joined to the sentence it
     runs into ("5.4 Termination for repeated unavailability. If the Service
     ..."): alone it is a heading, and it carries the clause's number."""
-    spans = _at_bullets(text, _unjoined(text, sentence_spans(text)))
+    spans = _numbers_joined(text, _at_bullets(text, _unjoined(text, sentence_spans(text))))
     titles = sorted(run_in_titles(doc)) if doc is not None else []
     if not titles:
         return spans

@@ -125,3 +125,20 @@ def test_a_component_tag_is_never_quoted_with_its_syntax_but_its_prose_attribute
     assert "Plausible gives you full control over your subscription plan." in texts
     # the same text in a text file is not a page component
     assert component_lines(_doc("plans.txt", "txt", MDX)) == frozenset()
+
+
+def test_a_title_cased_clause_title_runs_into_its_clause_wherever_it_stands() -> None:
+    text = (
+        "2.5. The processor keeps records of every processing activity it performs.\n"
+        "2.6. The controller may ask for those records once in any twelve months.\n"
+        "2.7. Certification of Deletion.  The parties agree that deletion is certified only on request.\n"
+    )
+    doc = _doc("dpa.txt", "txt", text)
+    texts = [u.text for u in answer_units(_whole(doc), {doc.name: doc})]
+    assert (
+        "2.7. Certification of Deletion. The parties agree that deletion is certified only on request."
+        in texts
+    )
+    assert not any(t.startswith("2.7. Certification of Deletion.") and t.endswith("Deletion.") for t in texts)
+    # most clauses open with a sentence, so only the title-cased one is a title
+    assert len(run_in_titles(doc)) == 1
