@@ -311,10 +311,10 @@ def _sentence_units(hit: Hit, doc: Document | None) -> list[Unit]:
 
 
 # A sentence end whose space the PDF's text lost ("... of our common
-# stock.Further, we are ..."): a word of lower-case letters, its stop, and a
-# capitalised word. Split here only for quoting (the chunker and the lenses
+# stock.Further, we are ...", "... as of December 31, 2021.The following
+# ..."): a word of lower-case letters or digits, its stop, and a capitalised word. Split here only for quoting (the chunker and the lenses
 # read sentences as before); "e.g.", "U.S." and "Node.JS" do not match.
-_JOINED_END = re.compile(r"(?<=[a-z]{2}[.!?])(?=[A-Z][a-z])")
+_JOINED_END = re.compile(r"(?<=[a-z0-9]{2}[.!?])(?=[A-Z][a-z])")
 JOINED_ENDS = True  # measured on/off (docs/decisions.md section 7, session 15)
 
 

@@ -238,6 +238,11 @@ def test_a_sentence_end_whose_space_a_pdf_lost_still_ends_a_quote() -> None:
     texts = [u.text for u in answer_units(hits, documents)]
     assert "Any of these risks could affect the trading price of our common stock." in texts
     assert "Further, we are limited in our ability to sell these positions." in texts
+    # a year or figure ends a sentence the same way
+    documents, hits = line_corpus(
+        {"notes.txt": "We met every covenant as of December 31, 2021.The table shows the notes.\n"}
+    )
+    assert "We met every covenant as of December 31, 2021." in [u.text for u in answer_units(hits, documents)]
     # abbreviations and names with stops are not sentence ends
     documents, hits = line_corpus({"notes.txt": "See e.g.Table 4 for the U.S.Bank figures on the plan.\n"})
     assert [u.text for u in answer_units(hits, documents)] == [
