@@ -91,6 +91,18 @@ with every question in the choice, and held out (leave one set out, leave
 one type out) no lower an objective than the grid without it. Otherwise the
 output is the record (``eval/results/answer-study-headings.json``).
 
+``--quote-only`` (session 16, after ``--near`` and ``--headings``, which both
+lifted an unanswerable question's best sentence as well as a declined
+answerable one's): the same two boosts, near words (at the floor 0.8 that
+``--near`` chose on all questions) and/or question headings, used only to
+order and keep what a part quotes; whether a part is answered is read from
+the score without them (``relevance.Weights.boosts_quote_only``). Grid:
+thresholds 0.85-1.1 x off / headings / near / both. Written before the
+run, with the same ship rule as ``--near``: on with every question in the
+choice, and held out (leave one set out, leave one type out) no lower an
+objective than the grid without it. Otherwise the output is the record
+(``eval/results/answer-study-quote-only.json``).
+
 ``--precision`` (session 12) grids how many units a part takes beside its
 best: keep ratio 0.6 (shipped) / 0.7 / 0.8 x units a part 3 / 4 / 5
 (shipped), threshold 1.0, kind check off, and adds to the objective the
@@ -192,6 +204,9 @@ GRID = {
     # session 16 (--headings): a unit under a question heading is as close as
     # that heading (relevance.Weights.question_headings)
     "question_headings": (False,),
+    # session 16 (--quote-only): near words and/or question headings that only
+    # re-order what a part quotes, the decision read without them (None: off)
+    "quote_boosts": (None,),
     # the kind check: (rule, subject coverage, lower bar for "answer")
     "kind": (
         ("off", 0.0, 0.0),
@@ -210,6 +225,7 @@ DEEPER_MIN_SCORES = (0.85, 0.9, 0.95, 1.0, 1.1)
 # words over the questions it is chosen on) is not eligible.
 MAX_MEDIAN_WORDS = 120
 NEAR_FLOORS = (0.0, 0.6, 0.7, 0.8)  # --near: off, and the floors a near word's similarity must reach
+QUOTE_NEAR = 0.8  # --quote-only: the near-word floor --near chose on all questions
 
 
 @dataclass(frozen=True)
@@ -336,13 +352,15 @@ _FIRST: dict[tuple, object] = {}
 
 
 def _answer(q: Item, hits: tuple, setting: dict, min_score: float):
+    boosts = setting.get("quote_boosts")
     weights = Weights(
         cue=setting["cue"],
         dense=setting["dense"],
         topic_phrase=bool(setting.get("topic_phrase", False)),
         folder_names=bool(setting.get("folder_names", False)),
-        near_words=float(setting.get("near_words", 0.0)),
-        question_headings=bool(setting.get("question_headings", False)),
+        near_words=QUOTE_NEAR if boosts in ("near", "both") else float(setting.get("near_words", 0.0)),
+        question_headings=boosts in ("headings", "both") or bool(setting.get("question_headings", False)),
+        boosts_quote_only=bool(boosts),
     )
     rule, coverage, lower = setting.get("kind", ("off", 0.0, 0.0))
     return extractive_answer(
@@ -549,6 +567,11 @@ def main(argv: list[str] | None = None) -> int:
         help="grid thresholds 0.85-1.1, each with question headings off or on (session 16)",
     )
     p.add_argument(
+        "--quote-only",
+        action="store_true",
+        help="grid thresholds 0.85-1.1 x near words and/or question headings for quoting only (session 16)",
+    )
+    p.add_argument(
         "--phrase",
         action="store_true",
         help="grid thresholds 0.85-1.1, each with the topic-phrase similarity off or on (session 10)",
@@ -610,6 +633,10 @@ def main(argv: list[str] | None = None) -> int:
         GRID["min_score"] = DEEPER_MIN_SCORES
         GRID["question_headings"] = (False, True)
         GRID["kind"] = (("off", 0.0, 0.0),)
+    if args.quote_only:
+        GRID["min_score"] = DEEPER_MIN_SCORES
+        GRID["quote_boosts"] = (None, "headings", "near", "both")
+        GRID["kind"] = (("off", 0.0, 0.0),)
     golds = args.gold or [ROOT / "eval" / "demo.gold.json"]
     items = [item for gold in golds for item in retrieve(gold)]
     settings = [dict(zip(GRID, values, strict=True)) for values in itertools.product(*GRID.values())]
@@ -657,7 +684,11 @@ def main(argv: list[str] | None = None) -> int:
     study["in_sample"] = in_sample
     study |= validations(items, settings, cache, args, goal)
     study["former_objective"] = validations(items, settings, cache, args, former_objective)
-    for flag, key in (("near", "near_words"), ("headings", "question_headings")):
+    for flag, key in (
+        ("near", "near_words"),
+        ("headings", "question_headings"),
+        ("quote_only", "quote_boosts"),
+    ):
         if getattr(args, flag):
             without = [s for s in settings if not s[key]]
             study[f"without_{flag}"] = validations(items, without, cache, args, goal)

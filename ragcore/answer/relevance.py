@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ragcore.answer_types import NUMBER, Cue, answer_cue, states_cue
 from ragcore.retrieval.word_neighbours import is_name
@@ -160,6 +160,14 @@ class Weights:
     # cancel an account?") is as close as that heading is: measured, not
     # chosen (scripts/answer_study.py --headings)
     question_headings: bool = False
+    # the two boosts above re-order what a part quotes but do not move the
+    # decision to answer, read from the score without them (answer_study
+    # --quote-only: measured, not chosen)
+    boosts_quote_only: bool = False
+
+    def without_boosts(self) -> Weights:
+        """These weights with near words and question headings off."""
+        return replace(self, near_words=0.0, question_headings=False, boosts_quote_only=False)
 
 
 _PLAIN = re.compile(r"[^\W\d_]{3,}")  # a word of letters: what a near word may be
