@@ -206,7 +206,7 @@ GRID = {
     "question_headings": (False,),
     # session 16 (--quote-only): near words and/or question headings that only
     # re-order what a part quotes, the decision read without them (None: off)
-    "quote_boosts": (None,),
+    "quote_boosts": ("both",),  # shipped (session 16)
     # the kind check: (rule, subject coverage, lower bar for "answer")
     "kind": (
         ("off", 0.0, 0.0),
@@ -626,10 +626,12 @@ def main(argv: list[str] | None = None) -> int:
         GRID["folder_names"] = (False, True)
         GRID["kind"] = (("off", 0.0, 0.0),)
     if args.near:
+        GRID["quote_boosts"] = (None,)  # as run before --quote-only shipped the boosts
         GRID["min_score"] = DEEPER_MIN_SCORES
         GRID["near_words"] = NEAR_FLOORS
         GRID["kind"] = (("off", 0.0, 0.0),)
     if args.headings:
+        GRID["quote_boosts"] = (None,)  # as run before --quote-only shipped the boosts
         GRID["min_score"] = DEEPER_MIN_SCORES
         GRID["question_headings"] = (False, True)
         GRID["kind"] = (("off", 0.0, 0.0),)

@@ -154,16 +154,17 @@ class Weights:
     folder_names: bool = False
     # a topic word the unit does not state counts at its similarity to the
     # unit's closest word when that is at least this floor (0: off; needs a
-    # similarity): measured, not chosen (scripts/answer_study.py --near)
-    near_words: float = 0.0
+    # similarity); for ordering quotes only (boosts_quote_only), chosen by
+    # scripts/answer_study.py --quote-only (--near measured it in the decision too: not chosen)
+    near_words: float = 0.8
     # a unit under a heading that asks a question ("What happens when you
-    # cancel an account?") is as close as that heading is: measured, not
-    # chosen (scripts/answer_study.py --headings)
-    question_headings: bool = False
+    # cancel an account?") is as close as that heading is; for ordering quotes
+    # only, chosen by --quote-only (--headings measured it in the decision too: not chosen)
+    question_headings: bool = True
     # the two boosts above re-order what a part quotes but do not move the
-    # decision to answer, read from the score without them (answer_study
-    # --quote-only: measured, not chosen)
-    boosts_quote_only: bool = False
+    # decision to answer, read from the score without them (chosen by
+    # scripts/answer_study.py --quote-only; docs/decisions.md section 7)
+    boosts_quote_only: bool = True
 
     def without_boosts(self) -> Weights:
         """These weights with near words and question headings off."""

@@ -59,3 +59,28 @@ def test_a_floor_above_the_similarity_counts_nothing() -> None:
     near_90, _, _ = _scored(0.9)
     assert near_90 == 0.0
     assert 0.0 < near_75 < near_70
+
+
+def test_near_words_order_quotes_but_do_not_move_the_decision_to_answer() -> None:
+    from ragcore.answer.extractive import extractive_answer
+
+    documents, hits = line_corpus({"pricing.md": TEXT})
+    question = "Do nonprofits get cheaper yearly pricing?"
+    decides = extractive_answer(
+        question,
+        hits,
+        documents=documents,
+        weights=Weights(near_words=0.7, boosts_quote_only=False),
+        similarity=_similarity([]),
+        min_score=0.9,
+    )
+    orders_only = extractive_answer(
+        question,
+        hits,
+        documents=documents,
+        weights=Weights(near_words=0.7, boosts_quote_only=True),
+        similarity=_similarity([]),
+        min_score=0.9,
+    )
+    assert decides.covered  # the near words lift the best sentence over the bar
+    assert not orders_only.covered  # read without them, it stays below
