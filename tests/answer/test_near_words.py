@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import pytest
 
+from ragcore.answer.extractive import extractive_answer
 from ragcore.answer.relevance import Scorer, Weights, asked_words, make_part
 from ragcore.answer.units import answer_units
 from tests.answer.helpers import line_corpus
@@ -61,26 +62,16 @@ def test_a_floor_above_the_similarity_counts_nothing() -> None:
     assert 0.0 < near_75 < near_70
 
 
-def test_near_words_order_quotes_but_do_not_move_the_decision_to_answer() -> None:
-    from ragcore.answer.extractive import extractive_answer
-
+def _covered(quote_only: bool) -> bool:
+    """Whether QUESTION is answered over TEXT at a bar the near words decide."""
     documents, hits = line_corpus({"pricing.md": TEXT})
-    question = "Do nonprofits get cheaper yearly pricing?"
-    decides = extractive_answer(
-        question,
-        hits,
-        documents=documents,
-        weights=Weights(near_words=0.7, boosts_quote_only=False),
-        similarity=_similarity([]),
-        min_score=0.9,
+    weights = Weights(near_words=0.7, boosts_quote_only=quote_only)
+    answer = extractive_answer(
+        QUESTION, hits, documents=documents, weights=weights, similarity=_similarity([]), min_score=0.9
     )
-    orders_only = extractive_answer(
-        question,
-        hits,
-        documents=documents,
-        weights=Weights(near_words=0.7, boosts_quote_only=True),
-        similarity=_similarity([]),
-        min_score=0.9,
-    )
-    assert decides.covered  # the near words lift the best sentence over the bar
-    assert not orders_only.covered  # read without them, it stays below
+    return answer.covered
+
+
+def test_near_words_order_quotes_but_do_not_move_the_decision_to_answer() -> None:
+    assert _covered(quote_only=False)  # the near words lift the best sentence over the bar
+    assert not _covered(quote_only=True)  # read without them, it stays below
