@@ -8,7 +8,7 @@ id17 ("What is the exhibit number of the sublease between Lyft and
 Dropbox?") BM25 nDCG@10 0.90, dense and the default 0.00; dev-answers a06
 and a09 0.63 / 0.61 against 0.00; dev-risks k05 1.00 against 0.00. The
 choice is all or nothing, so one misread question costs its whole ranking.
-The hedge (``fusion_gate.hedge``): the dense-alone ranking with BM25's top
+The hedge (``hedge`` below): the dense-alone ranking with BM25's top
 passage moved up to rank ``r`` when dense has it lower (or not at all). It
 costs a question dense reads well one place from rank ``r`` down. The gate
 is fitted with the hedged ranking as its dense arm, so its objective sees
@@ -51,9 +51,34 @@ from fusion_gate import FUSED  # noqa: E402
 from gate_data_study import NEW, OLD, PRF, option_study, shared_lab, write_report  # noqa: E402
 from gate_variants import SIGNALS, Softmax  # noqa: E402
 
-from ragcore.retrieval.fusion_gate import hedge  # noqa: E402
-
+Ranking = list[tuple[int, float]]
 HEDGES = (0, 2, 3, 5)  # 0: off, dense alone as shipped
+
+
+def hedge(dense: Ranking, lexical: Ranking, at: int) -> Ranking:
+    """Dense alone with BM25's top passage no lower than rank ``at`` (0: dense
+    alone unchanged).
+
+    The gate's dense-alone choice is all or nothing: when dense misreads a
+    question whose words BM25's top passage holds, the ranking loses the one
+    passage the lexical signal was surest of. Keeping it at rank ``at``
+    costs a question dense reads well one place from rank ``at`` down.
+    The moved passage takes the score of the one it displaces, so scores
+    stay in order.
+    """
+    ranking = list(dense)
+    if at <= 0 or not lexical:
+        return ranking
+    top = lexical[0][0]
+    where = next((i for i, (row, _) in enumerate(ranking) if row == top), None)
+    if where is not None and where < at:
+        return ranking
+    if where is not None:
+        del ranking[where]
+    slot = min(at - 1, len(ranking))
+    score = ranking[slot][1] if slot < len(ranking) else (ranking[-1][1] if ranking else lexical[0][1])
+    ranking.insert(slot, (top, score))
+    return ranking
 
 
 def arm(at: int) -> str:

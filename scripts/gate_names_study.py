@@ -71,13 +71,13 @@ import prf_study  # noqa: E402
 from fusion_cv import load_all  # noqa: E402
 from fusion_gate import FUSED  # noqa: E402
 from fusion_parts import part_texts, shipped_split  # noqa: E402
+from gate_data_study import PRF  # noqa: E402
 from gate_variants import SIGNALS, Softmax, goal  # noqa: E402
 
 from ragcore.retrieval import BM25Params  # noqa: E402
 from ragcore.retrieval.bm25 import BM25Index  # noqa: E402
 from ragcore.retrieval.word_neighbours import is_name as plain_name  # noqa: E402
 
-PRF = "prf k5 b0.5"  # the shipped feedback setting (fusion_gate.json)
 THIRD = ("convex tmm dense 0.3", "convex tmm dense 0.5", "bm25")
 SIX = ("cranfield", "cisi", "vaswani", "demo", "dev-shared", "dev-identifiers")
 _WORD = re.compile(r"[^\W_]+(?:[-.][^\W_]+)*")

@@ -227,15 +227,7 @@ def extractive_answer(
     parts = question_parts(question)
     unknown = _unknown_names(parts, documents, units) if check_names else [[] for _ in parts]
     anchors = documents if anchor_names and check_names else None
-    # with boosts_quote_only, the decision to answer reads the score without the quoting boosts
-    judge = (
-        Scorer(units, scorer.weights.without_boosts(), similarity)
-        if scorer.weights.boosts_quote_only
-        else None
-    )
-    selected = _select(
-        units, parts, scorer, min_score, quoting, unknown, follow_on, anchors, kind_check, judge
-    )
+    selected = _select(units, parts, scorer, min_score, quoting, unknown, follow_on, anchors, kind_check)
     reading = risk_reading(question, documents, passages) if read_risks and check_names else None
     per_part_units, answered = selected if reading is None else _with_risks(reading, *selected)
     cites = _Citations()
@@ -361,7 +353,6 @@ def _select(
     follow: bool = True,
     documents: Mapping[str, Document] | None = None,
     kind_check: KindCheck = SHIPPED_KIND_CHECK,
-    judge: Scorer | None = None,
 ) -> tuple[list[list[Unit]], list[bool]]:
     """Each part's units, and whether each part is answered (``choose`` with
     ``min_score``, moved per part by ``kind_check``, and ``quoting``)."""
@@ -374,16 +365,13 @@ def _select(
             per_part.append([])
             continue
         threshold = _threshold(part, units, scorer, min_score, kind_check)
-        chosen = choose(
-            units, part, scorer, taken, threshold, quoting, anchored=anchor(part, documents), judge=judge
-        )
+        chosen = choose(units, part, scorer, taken, threshold, quoting, anchored=anchor(part, documents))
         if follow:
             chosen = with_continuations(chosen, units, taken)
         # a part whose answer another part already quotes ("..., and how much
         # is it?") is answered, with nothing more to add
         answered.append(
-            bool(chosen)
-            or any((judge or scorer).score(u, part) >= threshold for u in units if id(u) in taken)
+            bool(chosen) or any(scorer.decision_score(u, part) >= threshold for u in units if id(u) in taken)
         )
         taken.update(id(u) for u in chosen)
         per_part.append(chosen)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from ragcore.answer_types import NUMBER, Cue, answer_cue, states_cue
 from ragcore.retrieval.word_neighbours import is_name
@@ -166,10 +166,6 @@ class Weights:
     # scripts/answer_study.py --quote-only; docs/decisions.md section 7)
     boosts_quote_only: bool = True
 
-    def without_boosts(self) -> Weights:
-        """These weights with near words and question headings off."""
-        return replace(self, near_words=0.0, question_headings=False, boosts_quote_only=False)
-
 
 _PLAIN = re.compile(r"[^\W\d_]{3,}")  # a word of letters: what a near word may be
 
@@ -209,6 +205,7 @@ class Scorer:
         self.similarity = similarity
         self._sims: dict[str, dict[int, float]] = {}
         self._near: dict[str, dict[int, dict[str, float]]] = {}
+        self._heads: dict[str, dict[str, float]] = {}
         self.words = {id(u): content_words(u.text) for u in units}
         # a unit's heading path and its document's name say what it is about
         # (a table row's cells rarely repeat the table's subject)
@@ -260,9 +257,10 @@ class Scorer:
         states) or in its heading path or document name."""
         return frozenset(self._found(unit, part))
 
-    def closeness(self, unit: Unit, part: Part) -> float | None:
+    def closeness(self, unit: Unit, part: Part, headings: bool = True) -> float | None:
         """The unit's similarity to the part (sentence level when a similarity
-        is given, else its passage's dense score)."""
+        is given, else its passage's dense score); with ``headings``, its
+        question heading's when higher (``weights.question_headings``)."""
         if self.similarity is None:
             return unit.dense
         sims = self._sims.get(part.text)
@@ -276,10 +274,11 @@ class Scorer:
                 # can be nearer the sentence that states the answer
                 values = [max(a, b) for a, b in zip(values, self.similarity(phrase, texts), strict=True)]
             sims = {id(u): v for u, v in zip(self.units, values, strict=True)}
-            if self.weights.question_headings:
-                sims = self._with_headings(part, sims)
             self._sims[part.text] = sims
-        return sims.get(id(unit), unit.dense)
+        close = sims.get(id(unit), unit.dense)
+        if headings and self.weights.question_headings and close is not None:
+            return max(close, self._heading_closeness(part).get(question_heading(unit.label) or "", close))
+        return close
 
     def near_coverage(self, unit: Unit, part: Part) -> float:
         """The idf-weighted share of the part's topic words the unit states
@@ -320,25 +319,30 @@ class Scorer:
             self._near[part.text] = near
         return near
 
-    def _with_headings(self, part: Part, sims: dict[int, float]) -> dict[int, float]:
-        """Each unit's similarity, or its question heading's when higher: an
-        FAQ entry's heading says what the sentences below it answer, which
-        they seldom repeat."""
-        assert self.similarity is not None
-        heading = {id(u): question_heading(u.label) for u in self.units}
-        asked = sorted({h for h in heading.values() if h})
-        if not asked:
-            return sims
-        by_heading = dict(zip(asked, self.similarity(part.text, asked), strict=True))
-        return {uid: max(v, by_heading.get(heading[uid] or "", v)) for uid, v in sims.items()}
+    def _heading_closeness(self, part: Part) -> dict[str, float]:
+        """The part's similarity to each question heading of the units: an FAQ
+        entry's heading says what the sentences below it answer, which they
+        seldom repeat."""
+        heads = self._heads.get(part.text)
+        if heads is None:
+            assert self.similarity is not None
+            asked = sorted({h for u in self.units if (h := question_heading(u.label))})
+            heads = dict(zip(asked, self.similarity(part.text, asked), strict=True)) if asked else {}
+            self._heads[part.text] = heads
+        return heads
 
-    def score(self, unit: Unit, part: Part) -> float:
+    def decision_score(self, unit: Unit, part: Part) -> float:
+        """The score the decision to answer reads: without the quoting boosts
+        (near words, question headings) when ``weights.boosts_quote_only``."""
+        return self.score(unit, part, boosts=not self.weights.boosts_quote_only)
+
+    def score(self, unit: Unit, part: Part, boosts: bool = True) -> float:
         w = self.weights
-        s = self.coverage(unit, part) + self.near_coverage(unit, part)
+        s = self.coverage(unit, part) + (self.near_coverage(unit, part) if boosts else 0.0)
         if states_cue(unit.text, part.cue) or in_range(unit.text, part.numbers):
             s += w.cue
         s -= w.rank * (unit.hit_rank - 1)
-        close = self.closeness(unit, part)
+        close = self.closeness(unit, part, headings=boosts)
         # Without dense retrieval the similarity is unknown: a middling value
         # keeps the scale (and so the answer threshold) the same.
         s += w.dense * (UNKNOWN_CLOSENESS if close is None else close)

@@ -56,19 +56,17 @@ def choose(
     min_score: float,
     quoting: Quoting = SHIPPED_QUOTING,
     anchored: Callable[[Unit], bool] | None = None,
-    judge: Scorer | None = None,
 ) -> list[Unit]:
     """The units answering ``part`` (none taken yet): its best unit and the
     further ones ``quoting`` keeps, a table's rows together in the table's
-    order; none when no unit scores ``min_score`` by ``judge`` (``scorer``
-    unless given), or (given ``anchored``) none of those that do comes from
-    a document naming what the part names."""
+    order; none when no unit's decision score reaches ``min_score``, or
+    (given ``anchored``) none of those that do comes from a document naming
+    what the part names."""
     ranked = sorted(
         (u for u in units if id(u) not in taken),
         key=lambda u: (-scorer.score(u, part), u.hit_rank, u.position),
     )
-    judge = judge or scorer
-    reaching = [u for u in ranked if judge.score(u, part) >= min_score]
+    reaching = [u for u in ranked if scorer.decision_score(u, part) >= min_score]
     if not reaching:
         return []
     if anchored is not None and not any(anchored(u) for u in reaching):

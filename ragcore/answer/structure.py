@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import TypeVar
 
 from markdown_it import MarkdownIt
 
@@ -35,18 +36,19 @@ TITLE_WORDS = 6  # a run-in title's words, its clause number included
 TITLE_SHARE = 0.5  # share of a document's dotted clauses that must open with a title
 
 
-_CACHE: dict[tuple[str, str, str, int], frozenset[int]] = {}
+_CACHE: dict[tuple[str, str, str, int], object] = {}
 _CACHE_SIZE = 512
+T = TypeVar("T")
 
 
-def _cached(what: str, doc: Document, make: Callable[[Document], frozenset[int]]) -> frozenset[int]:
+def _cached(what: str, doc: Document, make: Callable[[Document], T]) -> T:
     # keyed on the document's identity, not the whole record (hashing its line pages is slow)
     key = (what, doc.name, doc.content_hash, len(doc.text))
     if key not in _CACHE:
         if len(_CACHE) >= _CACHE_SIZE:
             _CACHE.clear()
         _CACHE[key] = make(doc)
-    return _CACHE[key]
+    return _CACHE[key]  # type: ignore[return-value]
 
 
 def heading_lines(doc: Document) -> frozenset[int]:
@@ -104,16 +106,13 @@ _COMPONENT = re.compile(
 
 def component_spans(doc: Document) -> tuple[tuple[int, int], ...]:
     """Character spans of the document's MDX/JSX component tags (Markdown only)."""
-    key = ("component spans", doc.name, doc.content_hash, len(doc.text))
-    if key not in _SPANS:
-        if len(_SPANS) >= _CACHE_SIZE:
-            _SPANS.clear()
-        found = _COMPONENT.finditer(doc.text) if doc.kind == "md" and "<" in doc.text else ()
-        _SPANS[key] = tuple((m.start(), m.end()) for m in found)
-    return _SPANS[key]
+    return _cached("component spans", doc, _component_spans)
 
 
-_SPANS: dict[tuple[str, str, str, int], tuple[tuple[int, int], ...]] = {}
+def _component_spans(doc: Document) -> tuple[tuple[int, int], ...]:
+    if doc.kind != "md" or "<" not in doc.text:
+        return ()
+    return tuple((m.start(), m.end()) for m in _COMPONENT.finditer(doc.text))
 
 
 def component_lines(doc: Document) -> frozenset[int]:

@@ -67,32 +67,6 @@ def gate_features(lexical: Ranking, dense: Ranking, stats: FusionStats) -> np.nd
     return np.r_[q, support, float(bool(stats.identifier_rows))]
 
 
-def hedge(dense: Ranking, lexical: Ranking, at: int) -> list[tuple[int, float]]:
-    """Dense alone with BM25's top passage no lower than rank ``at`` (0: dense
-    alone unchanged).
-
-    The gate's dense-alone choice is all or nothing: when dense misreads a
-    question whose words BM25's top passage holds, the ranking loses the one
-    passage the lexical signal was surest of. Keeping it at rank ``at``
-    costs a question dense reads well one place from rank ``at`` down.
-    The moved passage takes the score of the one it displaces, so scores
-    stay in order.
-    """
-    ranking = list(dense)
-    if at <= 0 or not lexical:
-        return ranking
-    top = lexical[0][0]
-    where = next((i for i, (row, _) in enumerate(ranking) if row == top), None)
-    if where is not None and where < at:
-        return ranking
-    if where is not None:
-        del ranking[where]
-    slot = min(at - 1, len(ranking))
-    score = ranking[slot][1] if slot < len(ranking) else (ranking[-1][1] if ranking else lexical[0][1])
-    ranking.insert(slot, (top, score))
-    return ranking
-
-
 def rrf_pair(lexical: Ranking, dense: Ranking, k: float, bm25_weight: float = 1.0) -> list[tuple[int, float]]:
     """RRF of the two lists, BM25's terms weighted (ties by row)."""
     fused: dict[int, float] = {}

@@ -196,24 +196,3 @@ def test_fusion_import_leaves_scipy_optimize_out():
     code = "import sys, ragcore.retrieval.fusion; print('scipy.optimize' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
-
-
-def test_hedge_moves_bm25_top_up_to_its_rank_and_keeps_scores_in_order():
-    dense = [(4, 0.9), (5, 0.8), (6, 0.7), (7, 0.6)]
-    bm25 = [(7, 12.0), (4, 9.0)]
-    hedged = fusion_gate.hedge(dense, bm25, 2)
-    assert [row for row, _ in hedged] == [4, 7, 5, 6]
-    scores = [s for _, s in hedged]
-    assert scores == sorted(scores, reverse=True)
-
-
-def test_hedge_leaves_dense_alone_when_it_already_ranks_bm25_top_high_or_is_off():
-    dense = [(4, 0.9), (5, 0.8), (6, 0.7)]
-    assert fusion_gate.hedge(dense, [(4, 3.0)], 2) == dense
-    assert fusion_gate.hedge(dense, [(6, 3.0)], 0) == dense
-    assert fusion_gate.hedge(dense, [], 2) == dense
-
-
-def test_hedge_inserts_a_passage_dense_never_listed():
-    hedged = fusion_gate.hedge([(1, 0.5)], [(9, 4.0)], 3)
-    assert [row for row, _ in hedged] == [1, 9]
