@@ -46,6 +46,12 @@ QUESTION_WORDS = content_words(
 _LOWER = re.compile(rf"\b(?:above|over|more than|at least|from|min(?:imum)?)\s+[$€£]?({NUMBER})", re.I)
 _UPPER = re.compile(rf"\b(?:up to|below|under|less than|at most|max(?:imum)?)\s+[$€£]?({NUMBER})", re.I)
 _NUMBERS = re.compile(rf"[$€£]?({NUMBER})\s?%?")
+# Words that ask whether sources agree and never name what they agree on:
+# "Is our pricing consistent?" is about pricing; a sentence saying buyers
+# "consistently ask" shares the word, not the topic.
+AGREEMENT_WORDS = content_words(
+    "consistent inconsistent consistency agree agrees disagree disagrees match matches differ"
+)
 
 
 @dataclass(frozen=True)
@@ -94,6 +100,7 @@ def make_part(text: str, context: str = "") -> Part:
     if cue == "none" and context:
         cue = answer_cue(context)
     words = topic_words(text) or topic_words(context)
+    words = (words - AGREEMENT_WORDS) or words
     forms = tuple(
         (w, patterns)
         for name, patterns in other_forms(text).items()
