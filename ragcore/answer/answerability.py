@@ -52,8 +52,9 @@ class HasUnitDoc(Protocol):
 
 
 # A capitalised word or acronym that is not the question's first word nor a
-# sentence's first word: "Japan", "FedRAMP", "QuickBooks", "SOC".
-_NAME = re.compile(r"(?<!^)(?<![.?!:]\s)(?<![\"“(])\b([A-Z][\w'’-]*)")
+# sentence's first word: "Japan", "FedRAMP", "QuickBooks", "SOC"; never the
+# pronoun "I" with its contractions ("I'm", "I’ve").
+_NAME = re.compile(r"(?<!^)(?<![.?!:]\s)(?<![\"“(])\b(?!I(?:['’](?:m|ve|d|ll))?\b)([A-Z][\w'’-]*)")
 
 
 @lru_cache(maxsize=4096)

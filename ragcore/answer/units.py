@@ -44,7 +44,11 @@ _REFERENCE = re.compile(r"\[([^\]]*)\]\[([^\]]*)\]")
 _DEFINITION = re.compile(r"^ {0,3}\[([^\]]+)\]:\s", re.MULTILINE)
 _MARKUP = re.compile(r"\*\*|__|`|<[^>]+>|^\s*(?:[-*+]|\d+[.)]|#+)\s+|^\s*[•●▪◦■]\s*", re.MULTILINE)
 # Lines that are structure, not prose: front matter, link definitions, code, tables, headings.
-_NOT_PROSE = re.compile(r"^\s*(?:---|[a-z_][\w-]*:\s|\[[^\]]+\]:\s|import\s|<|\||```|#|=+\s*$|-{3,}\s*$)")
+_NOT_PROSE = re.compile(
+    r"^\s*(?:---|[a-z_][\w-]*:\s|\[[^\]]+\]:\s|import\s|<|\||```|#|=+\s*$|-{3,}\s*$"
+    # a line that is only a link, as a list item or not: a table of contents, a list of pages
+    r"|(?:(?:[-*+]|\d+[.)])\s+)?\[[^\]]*\]\([^)]*\)\s*$)"
+)
 # Sentence starts: a capital, a digit, a currency sign, a quote or a bracket.
 _STARTS = re.compile(r"[\"'“‘(\[]*[A-Z0-9$€£]")
 # A list item is whole from its marker, whatever its first letter ("- scheduled

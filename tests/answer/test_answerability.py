@@ -30,6 +30,8 @@ def test_names_are_capitalised_words_after_the_first() -> None:
     assert names("What does the Enterprise plan cost in Japan?") == ["Enterprise", "Japan"]
     assert names("Is there a Salesforce integration?") == ["Salesforce"]
     assert names("How long are reports kept?") == []
+    # the pronoun is no name, nor are its contractions
+    assert names("Can I get my money back if I'm unhappy, as I’ve asked Ivan?") == ["Ivan"]
 
 
 def test_a_name_no_document_mentions_is_unknown_whatever_its_case() -> None:

@@ -297,3 +297,15 @@ def test_brackets_in_a_formula_are_text_and_a_reference_link_reads_as_its_words(
     )
     assert units.clean("Read [uptime][].", labels) == "Read uptime."
     assert units.clean("A [link](https://example.com) here.") == "A link here."
+
+
+def test_a_line_that_is_only_a_link_is_navigation_not_a_sentence() -> None:
+    docs = {
+        "privacy.md": (
+            "* [Location of site and data](#location-of-site-and-data)\n"
+            "1. [Refund policy](../refund/index.md)\n"
+            "- Your data is stored in the [United States](https://example.com/us).\n"
+        )
+    }
+    documents, hits = line_corpus(docs)
+    assert [u.text for u in answer_units(hits, documents)] == ["Your data is stored in the United States."]
