@@ -31,6 +31,7 @@ from ragcore.text import NUMBER_WORD_PATTERN, NUMBER_WORDS, content_words, token
 
 _NEGATORS = frozenset(
     "no not never without nor neither cannot can't don't doesn't didn't isn't aren't wasn't won't "
+    "weren't hasn't haven't hadn't mustn't needn't shan't mightn't "
     "shouldn't wouldn't couldn't disclaim disclaims disclaimed none".split()
 )
 # Negative absolutes: the word itself denies.

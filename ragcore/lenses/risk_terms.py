@@ -133,6 +133,7 @@ WEAK_TERMS = frozenset({"all", "must"})  # the commitment families, listed after
 
 _NEGATORS = frozenset(
     "no not never without nor neither cannot can't don't doesn't didn't isn't aren't wasn't won't "
+    "weren't hasn't haven't hadn't mustn't needn't shan't mightn't "
     "shouldn't wouldn't couldn't disclaim disclaims disclaimed disclaimer disclaimers "
     "nothing none nobody".split()  # "Nothing is guaranteed", "none of it is warranted"
 )

@@ -88,6 +88,16 @@ def test_negation_is_read_within_the_claim_clause() -> None:
     assert statement("It is never down.", ALWAYS).denies  # a negative absolute denies by itself
 
 
+@pytest.mark.parametrize("negator", ["weren't", "weren’t", "haven't", "hasn’t", "mustn't"])
+def test_every_negative_contraction_denies(negator: str) -> None:
+    assert statement(f"Customers {negator} happy with the plan.").denies
+    # two denials of one thing agree, whichever contraction each uses
+    assert not contradicts(
+        "If you were really not happy with the plan, you can have your money back.",
+        f"If you just {negator} happy with the plan, you can have your money back.",
+    )
+
+
 # ------------------------------------------------------------ stated times (session 9)
 from ragcore.lenses.contradiction import StatedTime, stated_times, timing_conflict  # noqa: E402
 
