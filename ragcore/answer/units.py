@@ -59,6 +59,9 @@ _ITEM = re.compile(r"\s*(?:[-*+]|\d+[.)])\s+\S")
 BULLETS = "•●▪◦■"
 _BULLET = re.compile(rf"[{BULLETS}]")
 _BULLET_ITEM = re.compile(rf"[{BULLETS}]\s*\S")
+# A displayed formula on a line of its own ("ŷ = a + bx,"): read as an item of
+# the sentence that announces it, never as prose of its own.
+_DISPLAY = re.compile(r"\s*[^\s=]{1,12}\s*=\s*\S[^\n]{0,80}$")
 
 
 @dataclass(frozen=True)
@@ -305,6 +308,7 @@ def _sentence_units(hit: Hit, doc: Document | None) -> list[Unit]:
             continue
         sentence = clean(raw, reference_labels(doc.text) if doc is not None else frozenset())
         item = bullet is not None or (not text[line_start:a].strip() and _ITEM.match(text, a) is not None)
+        item = item or (not text[line_start:a].strip() and _DISPLAY.match(raw) is not None)
         if len(sentence.split()) < MIN_WORDS or not (_STARTS.match(sentence) or item):
             continue
         if doc is None and (a < start or b > end):
@@ -492,7 +496,9 @@ def _steps(seq: Sequence[Unit], i: int) -> list[Unit]:
 # Halliday and Hasan 1976, the forward counterpart of the ties above). Its
 # retrieved items are quoted after it when the list starts right after its
 # paragraph.
-_ANNOUNCES = re.compile(r":\s*$|\b(?:below|the following|as follows)\b", re.IGNORECASE)
+# A lead-in that stops without a full stop ("... has the equation") runs on
+# into what is displayed below it.
+_ANNOUNCES = re.compile(r":\s*$|[^\W\d_]\s*$|\b(?:below|the following|as follows)\b", re.IGNORECASE)
 LIST_GAP = 2  # lines between the announcing paragraph (or one item) and the next item: a blank line
 MAX_BETWEEN = 2  # sentences of the announcing paragraph that may stand between it and its list
 MAX_ITEMS = 6  # items one announcing sentence brings (as many as an enumeration's steps)
@@ -581,6 +587,9 @@ def _around(u: Unit, seq: Sequence[Unit], used: set[int], placed: set[int]) -> t
                 break
             after.append(nxt)
             last = nxt
+        if after and ANNOUNCED_LISTS:  # "It has an interpretation ...:" continuing u announces a list
+            j = next(k for k, v in enumerate(seq) if v is last)
+            after += [v for v in _announced_items(seq, j) if id(v) not in placed and id(v) not in used]
     other = complement(u, seq, used | placed | {id(v) for v in after})
     return before, after + ([other] if other is not None else [])
 

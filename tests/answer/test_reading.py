@@ -309,3 +309,41 @@ def test_a_line_that_is_only_a_link_is_navigation_not_a_sentence() -> None:
     }
     documents, hits = line_corpus(docs)
     assert [u.text for u in answer_units(hits, documents)] == ["Your data is stored in the United States."]
+
+
+def test_a_sentence_continuing_a_quote_brings_the_list_it_announces() -> None:
+    docs = {
+        "chapter.md": (
+            "The coefficient of determination is the square of the correlation coefficient. "
+            "It has an interpretation in the context of the data:\n\n"
+            "- when expressed as a percent, it is the share of variation in y explained by x.\n"
+            "- one minus it is the share of variation in y not explained by x.\n\n"
+            "Outliers can change the coefficient a great deal.\n"
+        )
+    }
+    documents, hits = line_corpus(docs)
+    text = extractive_answer("What is the coefficient of determination?", hits, documents=documents).text
+    lead = text.index("It has an interpretation")
+    assert lead < text.index("when expressed as a percent") < text.index("one minus it")
+
+
+def test_a_displayed_formula_comes_with_the_sentence_that_announces_it() -> None:
+    docs = {
+        "chapter.md": (
+            "The least-squares regression line for the exam example has the equation\n\n"
+            "    ŷ = −173.51 + 4.83x.\n\n"
+            "Least-squares line or line of best fit:\n\n"
+            "ŷ = a + bx,\n\n"
+            "Any other line would have a higher sum of squared errors.\n"
+        )
+    }
+    documents, hits = line_corpus(docs)
+    found = {u.text: u for u in answer_units(hits, documents)}
+    assert found["ŷ = a + bx,"].list_item and found["ŷ = −173.51 + 4.83x."].list_item
+    assert announces("The least-squares regression line for the exam example has the equation")
+    assert not announces("Any other line would have a higher sum of squared errors.")
+    text = extractive_answer(
+        "What is the equation of the least-squares line?", hits, documents=documents
+    ).text
+    assert text.index("has the equation") < text.index("ŷ = −173.51 + 4.83x.")
+    assert text.index("line of best fit:") < text.index("ŷ = a + bx,")
