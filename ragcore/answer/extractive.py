@@ -48,6 +48,7 @@ from .answerability import (
     unknown_names,
 )
 from .claims import SUBJECT_COVERAGE, is_yes_no, question_disagreements
+from .cohesion import follows, with_continuations
 from .disagreement import Disagreement, agreement_words, asks_agreement, disagreements, lens_conflicts
 from .relevance import Part, Scorer, Weights, answer_cue, make_part, states_cue, topic_words
 from .risks import RiskReading, risk_reading
@@ -59,7 +60,7 @@ from .selection import (
     choose,
 )
 from .semantic import Similarity
-from .units import Unit, answer_units, follows, with_continuations
+from .units import Unit, answer_units
 
 HEADER = "Extractive answer (no model)"
 DEFAULT_REASON = "no model configured"

@@ -27,8 +27,9 @@ from ragcore.retrieval.bm25 import BM25Params
 from ragcore.retrieval.document_names import names_document
 
 from .answerability import names, unknown_names
+from .cohesion import with_continuations
 from .relevance import Part, Scorer, topic_words
-from .units import Unit, answer_units, with_continuations
+from .units import Unit, answer_units
 
 # A question asking for risks: "What are the risks of ...?", "What risks does
 # ... carry?", "What's our exposure under ...?", "What are the downsides of ...?"

@@ -113,7 +113,7 @@ def test_a_rows_table_subject_is_its_heading_and_document_name() -> None:
 
 
 def test_a_sentence_that_leans_on_a_chosen_one_comes_with_it() -> None:
-    from ragcore.answer.units import follows
+    from ragcore.answer.cohesion import follows
 
     assert follows("We plan to offer them on Business from the second quarter.")
     assert follows("Second, concentration of knowledge in the platform team.")

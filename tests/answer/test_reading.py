@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import pytest
 
-from ragcore.answer import units
+from ragcore.answer import cohesion, units
 from ragcore.answer.claims import is_yes_no
+from ragcore.answer.cohesion import announces
 from ragcore.answer.extractive import extractive_answer
 from ragcore.answer.relevance import answer_cue, states_cue
-from ragcore.answer.units import announces, answer_units
+from ragcore.answer.units import answer_units
 from tests.answer.helpers import line_corpus
 
 
@@ -90,7 +91,7 @@ def test_a_sentence_announcing_a_list_brings_its_items(monkeypatch: pytest.Monke
         assert item in text, item
     assert text.index("The features below") < text.index("Single sign-on") < text.index("A managed proxy")
     # without the rule the items share too few of the question's words to be quoted
-    monkeypatch.setattr(units, "ANNOUNCED_LISTS", False)
+    monkeypatch.setattr(cohesion, "ANNOUNCED_LISTS", False)
     plain = extractive_answer(
         "Which features are only on the Enterprise plan?", hits, documents=documents
     ).text
@@ -219,7 +220,7 @@ def test_a_conditional_answer_brings_what_holds_outside_its_condition() -> None:
 
 
 def test_an_ordinal_adjective_is_no_enumeration_step() -> None:
-    from ragcore.answer.units import follows
+    from ragcore.answer.cohesion import follows
 
     assert follows("Third, we cannot accept the penalty.")
     assert follows("Secondly the price rises.")
@@ -347,3 +348,37 @@ def test_a_displayed_formula_comes_with_the_sentence_that_announces_it() -> None
     ).text
     assert text.index("has the equation") < text.index("ŷ = −173.51 + 4.83x.")
     assert text.index("line of best fit:") < text.index("ŷ = a + bx,")
+
+
+def test_a_passage_ending_in_a_lead_in_is_read_on_to_what_it_announces() -> None:
+    text = (
+        "# Liability\n\n"
+        "We mention liability throughout these terms but to put it all in one section:\n\n"
+        "***You agree that the company shall not be liable for any indirect damages.***\n\n"
+        "If you have a question, contact support.\n"
+    )
+    documents, hits = line_corpus({"terms.md": text})
+    lead_in = [h for h in hits if h.passage.first_line == 3]
+    found = [(u.text, u.first_line) for u in answer_units(lead_in, documents)]
+    assert found == [
+        ("We mention liability throughout these terms but to put it all in one section:", 3),
+        ("You agree that the company shall not be liable for any indirect damages.", 5),
+    ]
+    answer = extractive_answer("What is the company's liability?", lead_in, documents=documents).text
+    assert answer.index("in one section:") < answer.index("shall not be liable")
+
+
+def test_a_lead_in_brings_its_whole_list_and_nothing_after_it() -> None:
+    text = (
+        "The following do not count as downtime:\n\n"
+        "- planned maintenance announced two days ahead;\n"
+        "  held on Saturday nights;\n\n"
+        "- failures of systems the customer runs itself.\n\n"
+        "Credits are applied to the next invoice.\n"
+    )
+    documents, hits = line_corpus({"sla.md": text})
+    lead_in = [h for h in hits if h.passage.first_line == 1]
+    found = [u.text for u in answer_units(lead_in, documents)]
+    assert found[0] == "The following do not count as downtime:"
+    assert "failures of systems the customer runs itself." in found
+    assert not any("Credits" in t for t in found)
