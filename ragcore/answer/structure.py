@@ -15,6 +15,10 @@ layout, with the rules the chunker labels passages by, never from words:
   short sentence is a title only in a document where most dotted clauses
   open that way: where clauses open with a full sentence ("4.2 Fees are
   due in 30 days."), a short one is a sentence too.
+- **running lines**: a PDF's running header or footer ("Master Services
+  Agreement v4.1 - Page 3 of 4"), the same line but for its numbers on at
+  least half of the document's pages (and on two at least), once a page.
+  Without a full stop it too is glued to the sentence below it.
 """
 
 from __future__ import annotations
@@ -60,6 +64,33 @@ def _heading_lines(doc: Document) -> frozenset[int]:
     if doc.kind == "pdf":
         return frozenset(number for number, _ in pdf_headings(doc))
     return frozenset(h.line for h in find_headings(doc))
+
+
+_DIGITS = re.compile(r"\d+")
+RUNNING_SHARE = 0.5  # share of a PDF's pages a running header or footer stands on
+RUNNING_CHARS = 120  # a running line is short: longer repeated lines are text
+
+
+def running_lines(doc: Document) -> frozenset[int]:
+    """The 1-based numbers of a PDF's running header and footer lines."""
+    return _cached("running", doc, _running_lines)
+
+
+def _running_lines(doc: Document) -> frozenset[int]:
+    pages = set(doc.line_pages)
+    if doc.kind != "pdf" or len(pages) < 2:
+        return frozenset()
+    by_shape: dict[str, list[int]] = {}
+    for number, line in enumerate(doc.lines, start=1):
+        shape = _DIGITS.sub("#", " ".join(line.split()))
+        if shape and len(shape) <= RUNNING_CHARS:
+            by_shape.setdefault(shape, []).append(number)
+    out: set[int] = set()
+    for numbers in by_shape.values():
+        on = {doc.line_pages[n - 1] for n in numbers if n <= len(doc.line_pages)}
+        if len(on) == len(numbers) >= max(2, RUNNING_SHARE * len(pages)):
+            out.update(numbers)
+    return frozenset(out)
 
 
 def run_in_titles(doc: Document) -> frozenset[int]:

@@ -31,7 +31,7 @@ from ragcore.lenses.spans import collapse
 from ragcore.records import Document, Hit
 from ragcore.text import sentence_spans, tokenize
 
-from .structure import component_lines, component_spans, heading_lines, run_in_titles
+from .structure import component_lines, component_spans, heading_lines, run_in_titles, running_lines
 
 UnitKind = Literal["sentence", "table-row"]
 MIN_WORDS = 4  # shorter "sentences" are headings, labels or fragments
@@ -399,7 +399,7 @@ def _without_structure(doc: Document | None, base: int, text: str, a: int, raw: 
     ``text``'s offset in the document."""
     if doc is None or not raw:
         return a, raw
-    heads = heading_lines(doc)
+    heads = heading_lines(doc) | running_lines(doc)
     first, last = doc.line_at(base + a), doc.line_at(base + a + len(raw) - 1)
     stop = a + len(raw)
     line = first

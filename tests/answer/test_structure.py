@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ragcore.answer.structure import component_lines, heading_lines, run_in_titles
+from ragcore.answer.structure import component_lines, heading_lines, run_in_titles, running_lines
 from ragcore.answer.units import answer_units
 from ragcore.records import Document, Hit, Passage, StageTrace, sha256_hex
 
@@ -142,3 +142,24 @@ def test_a_title_cased_clause_title_runs_into_its_clause_wherever_it_stands() ->
     assert not any(t.startswith("2.7. Certification of Deletion.") and t.endswith("Deletion.") for t in texts)
     # most clauses open with a sentence, so only the title-cased one is a title
     assert len(run_in_titles(doc)) == 1
+
+
+FOOTED = (
+    "1. Notices\n"
+    "Notices must be in writing and sent to the addresses in the order form.\n"
+    "Services Agreement v4.1 - Page 1 of 2\n"
+    "2. Entire agreement\n"
+    "This agreement is the entire agreement between the parties.\n"
+    "Services Agreement v4.1 - Page 2 of 2\n"
+)
+
+
+def test_a_pdf_running_footer_is_structure_never_quoted_nor_glued_to_a_sentence() -> None:
+    doc = _doc("msa.pdf", "pdf", FOOTED, pages=(1, 1, 1, 2, 2, 2))
+    assert running_lines(doc) == {3, 6}
+    texts = [u.text for u in answer_units(_whole(doc), {doc.name: doc})]
+    assert "This agreement is the entire agreement between the parties." in texts
+    assert not any("Page" in t for t in texts)
+    # a line repeated on one page only is text, and so is any line of a text file
+    assert running_lines(_doc("one-page.pdf", "pdf", FOOTED, pages=(1, 1, 1, 1, 1, 1))) == frozenset()
+    assert running_lines(_doc("msa.txt", "txt", FOOTED)) == frozenset()
