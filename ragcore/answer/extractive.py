@@ -10,7 +10,7 @@ systems; Voorhees 1999, "The TREC-8 Question Answering Track Report"):
 3. each part takes the units that best answer it (``relevance``: weighted
    coverage of its topic words, the kind of answer it asks for, retrieval
    rank, dense similarity); a part nothing answers well enough gets "The
-   documents do not say ..." instead;
+   documents do not say ..." (or "do not answer ...", `not_said`) instead;
 4. disagreements between the chosen units, and the lens's own price
    conflicts and contradictions re-read by the one contradiction rule, are
    stated with both sides cited (``disagreement``);
@@ -50,6 +50,7 @@ from .answerability import (
 from .claims import SUBJECT_COVERAGE, is_yes_no, question_disagreements
 from .cohesion import follows, with_continuations
 from .disagreement import Disagreement, agreement_words, asks_agreement, disagreements, lens_conflicts
+from .not_said import not_said
 from .relevance import Part, Scorer, Weights, answer_cue, make_part, states_cue, topic_words
 from .risks import RiskReading, risk_reading
 from .selection import (
@@ -140,11 +141,6 @@ def _threshold(
 ) -> float:
     """The score the part's best unit must reach (``answerability.part_threshold``)."""
     return part_threshold(part, units, lambda u: scorer.coverage(u, part), min_score, check)
-
-
-def _indirect(part: Part) -> str:
-    text = part.text.strip().rstrip("?").strip()
-    return text[:1].lower() + text[1:]
 
 
 def _disagreement_sentence(d: Disagreement, cites: _Citations) -> AnswerSentence:
@@ -426,9 +422,7 @@ def _answer_sentences(
     sentences = [_disagreement_sentence(d, cites) for d in found]
     for part, units, done in zip(parts, per_part, answered, strict=True):
         if not done:
-            sentences.append(
-                AnswerSentence(f"The documents do not say {_indirect(part)}.", (), "not-covered")
-            )
+            sentences.append(AnswerSentence(not_said(part.text), (), "not-covered"))
             continue
         for u in by_kind(units, part):
             if id(u) in in_pair:
