@@ -418,15 +418,22 @@ def _answer_sentences(
         # a unit stands on one side of one disagreement at most
         if not any({id(d.first), id(d.second)} & {id(f.first), id(f.second)} for f in found):
             found.append(d)
+    # a side of a disagreement is not quoted again (the lens's sides are units of their own: compare text)
     in_pair = {id(u) for d in found for u in (d.first, d.second)}
+    pair_keys = {u.key for d in found for u in (d.first, d.second)}
     sentences = [_disagreement_sentence(d, cites) for d in found]
     for part, units, done in zip(parts, per_part, answered, strict=True):
         if not done:
             sentences.append(AnswerSentence(not_said(part.text), (), "not-covered"))
             continue
+        shown_in_pair = ""  # the document of the unit just shown inside a disagreement
         for u in by_kind(units, part):
-            if id(u) in in_pair:
+            # a sentence leaning on one shown only inside a disagreement ("Rosa
+            # asked whether that is the best we can do.") would stand alone
+            if id(u) in in_pair or u.key in pair_keys or (u.doc == shown_in_pair and _leans_back(u)):
+                shown_in_pair = u.doc
                 continue
+            shown_in_pair = ""
             kind: SentenceKind = "table-row" if u.kind == "table-row" else "quote"
             sentences.append(AnswerSentence(u.text, (cites.cite(u),), kind))
     cited = [s for s in sentences if s.citations]
@@ -434,6 +441,10 @@ def _answer_sentences(
         keep = {id(s) for s in cited[: budget + MAX_ROWS]}
         sentences = [s for s in sentences if not s.citations or id(s) in keep]
     return sentences
+
+
+def _leans_back(u: Unit) -> bool:
+    return u.kind == "sentence" and follows(u.text)
 
 
 def by_kind(units: Sequence[Unit], part: Part) -> list[Unit]:

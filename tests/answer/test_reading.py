@@ -382,3 +382,17 @@ def test_a_lead_in_brings_its_whole_list_and_nothing_after_it() -> None:
     assert found[0] == "The following do not count as downtime:"
     assert "failures of systems the customer runs itself." in found
     assert not any("Credits" in t for t in found)
+
+
+def test_a_sentence_leaning_on_one_side_of_a_disagreement_is_not_quoted_alone() -> None:
+    docs = {
+        "notes.md": (
+            "I quoted the Business plan at $1,199 per month to the customer.\n"
+            "Rosa asked whether that is the best we can do.\n"
+        ),
+        "pricing.md": "The Business plan costs $999 per month to every customer.\n",
+    }
+    documents, hits = line_corpus(docs)
+    answer = extractive_answer("Is the Business plan price per month consistent?", hits, documents=documents)
+    assert [s.kind for s in answer.sentences] == ["conflict"]
+    assert "Rosa asked" not in answer.text
