@@ -454,7 +454,7 @@ def _block_end(text: str, start: int) -> int:
     return end
 
 
-def with_what_it_announces(hit: Hit, doc: Document | None) -> Hit:
+def _with_what_it_announces(hit: Hit, doc: Document | None) -> Hit:
     """``hit`` with its passage read on to the block its last line announces
     ("... to put it all in one section:" and the paragraph after it)."""
     p = hit.passage
@@ -477,7 +477,7 @@ def answer_units(hits: Sequence[Hit], documents: Mapping[str, Document] | None =
     out: list[Unit] = []
     for hit in sorted(hits, key=lambda h: h.rank):
         doc = (documents or {}).get(hit.passage.doc)
-        hit = with_what_it_announces(hit, doc)
+        hit = _with_what_it_announces(hit, doc)
         for unit in _row_units(hit, doc) + _sentence_units(hit, doc) + _component_units(hit, doc):
             where = (unit.doc, unit.first_line, unit.position)
             if unit.key in seen or where in spans:
