@@ -12,6 +12,8 @@ So the units are taken from the *document* around each passage:
   the row's line. Tables are found with markdown-it-py, so what counts as a
   table is what Markdown renders as one.
 
+A passage whose last line is a lead-in ("... in one section:") is read on
+to the paragraph or list it announces, which the passage's cut left out.
 Units that repeat one another (the same sentence in two overlapping
 passages) are kept once, compared on normalised text.
 """
