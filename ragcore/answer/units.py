@@ -397,15 +397,17 @@ def _spans(doc: Document | None, base: int, text: str) -> list[tuple[int, int]]:
 
 def _without_structure(doc: Document | None, base: int, text: str, a: int, raw: str) -> tuple[int, str]:
     """The sentence ``raw`` at ``text[a:]`` without the document's heading lines
-    (cut off its start, or its end at one; empty when it is one); ``base`` is
-    ``text``'s offset in the document."""
+    (cut off its start, or its end at one; empty when it is one) and without
+    running headers or footers at its start (one inside it, where a sentence
+    runs on to the next page, stays: a quote is the cited lines' words in
+    order); ``base`` is ``text``'s offset in the document."""
     if doc is None or not raw:
         return a, raw
-    heads = heading_lines(doc) | running_lines(doc)
+    heads, running = heading_lines(doc), running_lines(doc)
     first, last = doc.line_at(base + a), doc.line_at(base + a + len(raw) - 1)
     stop = a + len(raw)
     line = first
-    while line <= last and line in heads:
+    while line <= last and (line in heads or line in running):
         line += 1
     if line > last:
         return a, ""

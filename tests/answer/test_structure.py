@@ -163,3 +163,19 @@ def test_a_pdf_running_footer_is_structure_never_quoted_nor_glued_to_a_sentence(
     # a line repeated on one page only is text, and so is any line of a text file
     assert running_lines(_doc("one-page.pdf", "pdf", FOOTED, pages=(1, 1, 1, 1, 1, 1))) == frozenset()
     assert running_lines(_doc("msa.txt", "txt", FOOTED)) == frozenset()
+
+
+def test_a_sentence_running_on_past_a_page_footer_is_quoted_whole() -> None:
+    text = (
+        "Notices must be in writing and sent to\n"
+        "Page 1\n"
+        "the addresses in the order form.\n"
+        "This agreement is the entire agreement.\n"
+        "Page 2\n"
+    )
+    doc = _doc("paged.pdf", "pdf", text, pages=(1, 1, 2, 2, 2))
+    assert running_lines(doc) == {2, 5}
+    texts = [u.text for u in answer_units(_whole(doc), {doc.name: doc})]
+    # the quote keeps the cited lines' words in order: never cut short at the footer
+    assert "Notices must be in writing and sent to Page 1 the addresses in the order form." in texts
+    assert "This agreement is the entire agreement." in texts
