@@ -357,8 +357,9 @@ def _at_bullets(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]
     return out
 
 
-# A clause number the splitter read as a sentence of its own ("2.7." before "Certification of Deletion.")
-_BARE_NUMBER = re.compile(r"\s*\d+(?:\.\d+)*\.?\s*")
+# A clause number the splitter read as a sentence of its own ("2.7." before
+# "Certification of Deletion."), a PDF's page number before it or not ("10 2.6.")
+_BARE_NUMBER = re.compile(r"\s*\d+(?:\.\d+)*\.?\s*|\s*\d+\s+\d+(?:\.\d+)*\.\s*")
 
 
 def _numbers_joined(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

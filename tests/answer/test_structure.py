@@ -179,3 +179,19 @@ def test_a_sentence_running_on_past_a_page_footer_is_quoted_whole() -> None:
     # the quote keeps the cited lines' words in order: never cut short at the footer
     assert "Notices must be in writing and sent to Page 1 the addresses in the order form." in texts
     assert "This agreement is the entire agreement." in texts
+
+
+def test_a_page_number_before_a_run_in_title_does_not_part_the_title_from_its_clause() -> None:
+    text = (
+        "2.5. Copies. The parties agree that copies will be provided only upon request by Customer.\n"
+        " 10 \n"
+        "2.6. Audits and Certifications.  The parties agree that the audits are carried out under the DPA.\n"
+        " 11 \n"
+    )
+    doc = _doc("dpa.pdf", "pdf", text, pages=(1, 1, 2, 2))
+    texts = [u.text for u in answer_units(_whole(doc), {doc.name: doc})]
+    assert (
+        "2.6. Audits and Certifications. The parties agree that the audits are carried out under the DPA."
+        in texts
+    )
+    assert not any(t.startswith("10") or t == "2.6. Audits and Certifications." for t in texts)
