@@ -161,15 +161,15 @@ def _around(u: Unit, seq: Sequence[Unit], used: set[int], placed: set[int]) -> t
     if not after and ANNOUNCED_LISTS:
         after = [v for v in _announced_items(seq, i) if id(v) not in placed]
     if not after:
-        last = u
-        for nxt in seq[i + 1 : i + 1 + MAX_FOLLOWING]:
-            if nxt.first_line > last.last_line + FOLLOW_GAP or not follows(nxt.text) or id(nxt) in used:
+        last = i
+        for j in range(i + 1, min(len(seq), i + 1 + MAX_FOLLOWING)):
+            nxt = seq[j]
+            if nxt.first_line > seq[last].last_line + FOLLOW_GAP or not follows(nxt.text) or id(nxt) in used:
                 break
             after.append(nxt)
-            last = nxt
+            last = j
         if after and ANNOUNCED_LISTS:  # "It has an interpretation ...:" continuing u announces a list
-            j = next(k for k, v in enumerate(seq) if v is last)
-            after += [v for v in _announced_items(seq, j) if id(v) not in placed and id(v) not in used]
+            after += [v for v in _announced_items(seq, last) if id(v) not in placed and id(v) not in used]
     other = complement(u, seq, used | placed | {id(v) for v in after})
     return before, after + ([other] if other is not None else [])
 

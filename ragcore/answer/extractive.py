@@ -419,7 +419,6 @@ def _answer_sentences(
         if not any({id(d.first), id(d.second)} & {id(f.first), id(f.second)} for f in found):
             found.append(d)
     # a side of a disagreement is not quoted again (the lens's sides are units of their own: compare text)
-    in_pair = {id(u) for d in found for u in (d.first, d.second)}
     pair_keys = {u.key for d in found for u in (d.first, d.second)}
     sentences = [_disagreement_sentence(d, cites) for d in found]
     for part, units, done in zip(parts, per_part, answered, strict=True):
@@ -430,7 +429,7 @@ def _answer_sentences(
         for u in by_kind(units, part):
             # a sentence leaning on one shown only inside a disagreement ("Rosa
             # asked whether that is the best we can do.") would stand alone
-            if id(u) in in_pair or u.key in pair_keys or (u.doc == shown_in_pair and _leans_back(u)):
+            if u.key in pair_keys or (u.doc == shown_in_pair and _leans_back(u)):
                 shown_in_pair = u.doc
                 continue
             shown_in_pair = ""
